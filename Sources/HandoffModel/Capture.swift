@@ -1,0 +1,110 @@
+/// The format of a raw payload in a capture: which codec decodes it.
+///
+/// An open set, so that a newer capture with kinds this build does not know still loads (its
+/// events are skipped and counted, not fatal).
+public struct PayloadKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A GATT Heart Rate Measurement (0x2A37) notification, as bytes.
+    public static let heartRateMeasurement = Self(rawValue: "hrm")
+    /// A GATT RSC Measurement (0x2A53) notification, as bytes.
+    public static let rscMeasurement = Self(rawValue: "rsc")
+    /// One NMEA 0183 sentence, as text without its line ending.
+    public static let nmea = Self(rawValue: "nmea")
+
+    public var description: String { rawValue }
+}
+
+/// A raw payload exactly as it came off the transport.
+public enum Payload: Hashable, Sendable {
+    case bytes([UInt8])
+    case text(String)
+}
+
+/// A sensor's link to the pack.
+public enum LinkState: String, Hashable, Sendable, Codable {
+    case connected
+    case disconnected
+}
+
+/// A command that changes the recording session: from the CLI, the button, or a capture.
+public enum SessionCommand: String, Hashable, Sendable, Codable, CaseIterable {
+    case start
+    case pause
+    case resume
+    case lap
+    case stop
+}
+
+/// One line of a capture after its header: something that happened to the pack at a moment.
+public struct CaptureEvent: Hashable, Sendable {
+    /// When the pack received it, on the monotonic clock.
+    public var monotonic: MonotonicInstant
+    /// The wall-clock time at that moment, when the pack knew it.
+    public var wall: WallInstant?
+    public var body: Body
+
+    public enum Body: Hashable, Sendable {
+        /// A reading from a sensor, in its transport's raw form.
+        case payload(sensor: SensorID, kind: PayloadKind, Payload)
+        /// A sensor connected or dropped out.
+        case link(sensor: SensorID, state: LinkState, reason: String?)
+        /// A session command.
+        case command(SessionCommand)
+    }
+
+    public init(monotonic: MonotonicInstant, wall: WallInstant? = nil, body: Body) {
+        self.monotonic = monotonic
+        self.wall = wall
+        self.body = body
+    }
+}
+
+/// The first line of a capture: which format version, which sensors, who made it.
+public struct CaptureHeader: Hashable, Sendable {
+    /// The capture format version this build writes.
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var sensors: [SensorDescriptor]
+    /// The program that wrote the capture, such as `handoffd 0.1.0` or `handoff simulate`.
+    public var createdBy: String?
+    /// When the capture was made by the run simulator: what the simulated run really was.
+    public var simulation: SimulationTruth?
+
+    public init(
+        version: Int = CaptureHeader.currentVersion, sensors: [SensorDescriptor], createdBy: String? = nil,
+        simulation: SimulationTruth? = nil
+    ) {
+        self.version = version
+        self.sensors = sensors
+        self.createdBy = createdBy
+        self.simulation = simulation
+    }
+}
+
+/// What the run simulator knows to be true about a capture it made, for checking the pack.
+public struct SimulationTruth: Hashable, Sendable {
+    /// The simulator's seed.
+    public var seed: UInt64
+    /// The length of the route run while recording (excluding paused time), in metres.
+    public var routeDistanceMeters: Double
+    /// The mean of the heart rates in the measurements sent while recording and not paused.
+    public var averageHeartRate: Double
+    /// How many heart-rate measurements that mean is over.
+    public var heartRateSamples: Int
+    /// How many RR intervals the strap sent while recording and not paused.
+    public var rrIntervals: Int
+
+    public init(
+        seed: UInt64, routeDistanceMeters: Double, averageHeartRate: Double, heartRateSamples: Int,
+        rrIntervals: Int
+    ) {
+        self.seed = seed
+        self.routeDistanceMeters = routeDistanceMeters
+        self.averageHeartRate = averageHeartRate
+        self.heartRateSamples = heartRateSamples
+        self.rrIntervals = rrIntervals
+    }
+}

@@ -1,0 +1,76 @@
+/// How good a GPS position is.
+public enum GPSFixMode: Int, Hashable, Sendable, Comparable {
+    /// No position (gpsd's mode 1).
+    case none = 1
+    /// Latitude and longitude only.
+    case twoD = 2
+    /// Latitude, longitude and altitude.
+    case threeD = 3
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One second of a run: the fused latest value of each sensor at that moment.
+///
+/// Points lie on a one-second grid counted from the session's start. A value older than the
+/// recorder's staleness limit is absent (`nil`), never repeated.
+public struct RecordPoint: Hashable, Sendable {
+    /// Whole seconds since the session started, pauses included.
+    public var elapsedSeconds: Int
+    public var latitude: Double?
+    public var longitude: Double?
+    /// Altitude above mean sea level, in metres.
+    public var altitudeMeters: Double?
+    public var gpsFix: GPSFixMode
+    public var hdop: Double?
+    /// The fused speed: the GPS's when it has a fix, else the footpod's.
+    public var speedMetersPerSecond: Double?
+    /// The distance run since the start, in metres.
+    public var distanceMeters: Double
+    public var heartRateBPM: Int?
+    /// Steps per minute (both feet).
+    public var cadenceSPM: Int?
+    /// Whether the runner was moving during the second that ends here.
+    public var isMoving: Bool
+    /// The sensors the values came from.
+    public var heartRateSensor: SensorID?
+    public var footpodSensor: SensorID?
+    public var gpsSensor: SensorID?
+
+    public init(
+        elapsedSeconds: Int, latitude: Double? = nil, longitude: Double? = nil, altitudeMeters: Double? = nil,
+        gpsFix: GPSFixMode = .none, hdop: Double? = nil, speedMetersPerSecond: Double? = nil,
+        distanceMeters: Double = 0, heartRateBPM: Int? = nil, cadenceSPM: Int? = nil, isMoving: Bool = false,
+        heartRateSensor: SensorID? = nil, footpodSensor: SensorID? = nil, gpsSensor: SensorID? = nil
+    ) {
+        self.elapsedSeconds = elapsedSeconds
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitudeMeters = altitudeMeters
+        self.gpsFix = gpsFix
+        self.hdop = hdop
+        self.speedMetersPerSecond = speedMetersPerSecond
+        self.distanceMeters = distanceMeters
+        self.heartRateBPM = heartRateBPM
+        self.cadenceSPM = cadenceSPM
+        self.isMoving = isMoving
+        self.heartRateSensor = heartRateSensor
+        self.footpodSensor = footpodSensor
+        self.gpsSensor = gpsSensor
+    }
+}
+
+/// RR intervals exactly as a strap sent them in one measurement.
+public struct RRIntervalBatch: Hashable, Sendable {
+    public var sensor: SensorID
+    /// When the measurement arrived, in nanoseconds since the session started.
+    public var offsetNanoseconds: Int64
+    /// Beat-to-beat intervals in units of 1/1024 s, as on the wire (Heart Rate Service 3.1.1.4).
+    public var intervals1024ths: [UInt16]
+
+    public init(sensor: SensorID, offsetNanoseconds: Int64, intervals1024ths: [UInt16]) {
+        self.sensor = sensor
+        self.offsetNanoseconds = offsetNanoseconds
+        self.intervals1024ths = intervals1024ths
+    }
+}

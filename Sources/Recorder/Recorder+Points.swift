@@ -1,0 +1,212 @@
+import HandoffModel
+import SensorCodecs
+
+extension Recorder {
+    /// Emits the grid points at or before `time` (only while recording; paused seconds are
+    /// skipped), checking each sensor for a gap at each of them.
+    mutating func emitPoints(through time: MonotonicInstant) -> [RecorderOutput] {
+        guard let start, isActive else { return [] }
+        var out: [RecorderOutput] = []
+        while true {
+            let boundary = start.monotonic.advanced(byNanoseconds: Int64(nextElapsed) * nanosecondsPerSecond)
+            guard boundary <= time else { break }
+            if state == .recording {
+                out.append(contentsOf: checkGaps(at: boundary))
+                let point = makePoint(at: boundary, elapsed: nextElapsed)
+                out.append(.point(point))
+                if let lap = account(point, at: boundary) { out.append(.lap(lap)) }
+            }
+            nextElapsed += 1
+        }
+        return out
+    }
+
+    private mutating func makePoint(at boundary: MonotonicInstant, elapsed: Int) -> RecordPoint {
+        let stale = configuration.staleAfterNanoseconds
+        var point = RecordPoint(elapsedSeconds: elapsed, distanceMeters: distance.totalMeters)
+
+        if let i = selectFresh(.heartRate, at: boundary), let hrm = tracks[i].heartRate, hrm.isPlausible {
+            point.heartRateBPM = Int(hrm.heartRate)
+            point.heartRateSensor = tracks[i].id
+        }
+        var footpodSpeed: Double?
+        if let i = selectFresh(.footpod, at: boundary), let rsc = tracks[i].rsc {
+            point.cadenceSPM = Int(rsc.cadence)
+            footpodSpeed = rsc.speedMetersPerSecond
+            point.footpodSensor = tracks[i].id
+        }
+        var gpsSpeed: Double?
+        if let i = selectFresh(.gps, at: boundary) {
+            let fix = tracks[i].gps.fix(at: boundary, staleAfter: stale)
+            point.gpsSensor = tracks[i].id
+            point.gpsFix = fix.mode
+            if fix.mode != .none {
+                point.latitude = fix.latitude
+                point.longitude = fix.longitude
+                point.altitudeMeters = fix.altitudeMeters
+                point.hdop = fix.hdop
+                gpsSpeed = fix.speedMetersPerSecond
+            }
+        }
+        point.speedMetersPerSecond = gpsSpeed ?? footpodSpeed
+        if let speed = point.speedMetersPerSecond {
+            point.isMoving = speed >= configuration.movingSpeed
+        } else if let previous = lastPoint, elapsed > 0 {
+            let perSecond = (point.distanceMeters - previous.distanceMeters) / Double(elapsed - previous.elapsedSeconds)
+            point.isMoving = perSecond >= configuration.movingSpeed
+        }
+        if elapsed == 0 { point.isMoving = false }
+        return point
+    }
+
+    /// Folds a point into the session, lap and split statistics; closes a lap at the auto-lap
+    /// distance.
+    private mutating func account(_ point: RecordPoint, at boundary: MonotonicInstant) -> Lap? {
+        let timer = timeline.timerSeconds(atOffset: offset(of: boundary))
+        sessionStatistics.add(point)
+        lapStatistics.add(point)
+        splits.add(point, timerSeconds: timer)
+        lastPoint = point
+        lapPointCount += 1
+        guard let lapDistance = configuration.autoLapMeters, lapDistance > 0, let next = nextAutoLapDistance,
+            point.distanceMeters >= next
+        else { return nil }
+        var following = next + lapDistance
+        while following <= point.distanceMeters { following += lapDistance }
+        nextAutoLapDistance = following
+        return closeLap(trigger: .distance, at: point)
+    }
+
+    /// Ends the current lap at `point` (which belongs to it) and starts the next there.
+    mutating func closeLap(trigger: LapTrigger, at point: RecordPoint) -> Lap {
+        let timer = timeline.timerSeconds(atOffset: Int64(point.elapsedSeconds) * nanosecondsPerSecond)
+        let lap = Lap(
+            index: lapIndex, trigger: trigger, startElapsedSeconds: lapStartElapsed,
+            endElapsedSeconds: point.elapsedSeconds,
+            statistics: lapStatistics.statistics(
+                distanceMeters: point.distanceMeters - lapStartDistance, timerSeconds: timer - lapStartTimer))
+        lapIndex += 1
+        lapStartElapsed = point.elapsedSeconds
+        lapStartDistance = point.distanceMeters
+        lapStartTimer = timer
+        lapStatistics = StatisticsAccumulator()
+        lapPointCount = 0
+        if trigger == .manual, let lapDistance = configuration.autoLapMeters, lapDistance > 0 {
+            // A manual lap restarts the auto-lap count from here.
+            nextAutoLapDistance = point.distanceMeters + lapDistance
+        }
+        return lap
+    }
+
+    /// Marks sensors whose data stopped as in a gap (once per gap).
+    private mutating func checkGaps(at boundary: MonotonicInstant) -> [RecorderOutput] {
+        var out: [RecorderOutput] = []
+        for i in tracks.indices where !tracks[i].inGap {
+            guard let last = tracks[i].lastDataTime,
+                !tracks[i].isFresh(at: boundary, staleAfter: configuration.staleAfterNanoseconds)
+            else { continue }
+            tracks[i].inGap = true
+            let detail =
+                tracks[i].link == .disconnected
+                ? "disconnected" : "no data for \(Self.seconds(configuration.staleAfterNanoseconds)) s"
+            out.append(
+                .event(
+                    SessionEvent(
+                        offsetNanoseconds: offset(of: last), kind: .gapStart, sensor: tracks[i].id, detail: detail)))
+        }
+        return out
+    }
+
+    static func seconds(_ nanoseconds: Int64) -> String {
+        nanoseconds % nanosecondsPerSecond == 0
+            ? String(nanoseconds / nanosecondsPerSecond) : String(Double(nanoseconds) / 1e9)
+    }
+
+    /// The sensor of `kind` whose values are used at `time`: the one used before while it stays
+    /// fresh, else the freshest (ties go to the lowest id).
+    mutating func selectFresh(_ kind: SensorKind, at time: MonotonicInstant) -> Int? {
+        let stale = configuration.staleAfterNanoseconds
+        if let id = selected[kind], let i = tracks.firstIndex(where: { $0.id == id }),
+            tracks[i].isFresh(at: time, staleAfter: stale)
+        {
+            return i
+        }
+        var best: Int?
+        for i in tracks.indices where tracks[i].kind == kind && tracks[i].isFresh(at: time, staleAfter: stale) {
+            if let b = best, tracks[b].lastDataTime! >= tracks[i].lastDataTime! { continue }
+            best = i
+        }
+        if let best { selected[kind] = tracks[best].id }
+        return best
+    }
+
+    // MARK: Distance
+
+    mutating func receiveFootpod(_ rsc: RSCMeasurement, at time: MonotonicInstant, track index: Int) {
+        let previous = tracks[index].rscPrevious
+        let previousTime = tracks[index].rscPreviousTime
+        tracks[index].rsc = rsc
+        tracks[index].rscPrevious = rsc
+        tracks[index].rscPreviousTime = time
+        guard selectFresh(.footpod, at: time) == index, let previous, let previousTime, time > previousTime else {
+            return
+        }
+        // The footpod counts only while the GPS cannot.
+        if let gps = selectFresh(.gps, at: time), tracks[gps].gpsIsLocked(at: time, configuration: configuration) {
+            return
+        }
+        let seconds = time.seconds(since: previousTime)
+        var meters: Double?
+        if let total = rsc.totalDistance10ths, let before = previous.totalDistance10ths {
+            // The footpod's own odometer counts through link gaps; it wraps at 2^32.
+            let delta = Double(total &- before) / 10
+            if delta / seconds <= configuration.gps.maximumSpeed { meters = delta }
+        }
+        if meters == nil, time.nanoseconds - previousTime.nanoseconds <= configuration.staleAfterNanoseconds {
+            meters = (previous.speedMetersPerSecond + rsc.speedMetersPerSecond) / 2 * seconds
+        }
+        if let meters { distance.add(meters, from: previousTime, to: time) }
+    }
+
+    mutating func receiveGPSEpoch(_ epoch: EpochFix, track index: Int) {
+        let settings = configuration.gps
+        guard epoch.hasFix else {
+            tracks[index].gpsPrevious = nil
+            tracks[index].gpsAnchor = nil
+            tracks[index].gpsLocked = false
+            return
+        }
+        if let speed = epoch.speed, speed > settings.maximumSpeed { return }  // a glitch: ignore the fix
+        let previous = tracks[index].gpsPrevious
+        tracks[index].gpsPrevious = epoch
+        guard selectFresh(.gps, at: epoch.time) == index else { return }
+        guard let previous, epoch.time.nanoseconds - previous.time.nanoseconds <= settings.maximumFixGapNanoseconds
+        else {
+            tracks[index].gpsAnchor = epoch
+            tracks[index].gpsLocked = false
+            return
+        }
+        tracks[index].gpsLocked = true
+        if let v0 = previous.speed, let v1 = epoch.speed {
+            let a = v0 < settings.stationarySpeed ? 0 : v0
+            let b = v1 < settings.stationarySpeed ? 0 : v1
+            distance.add((a + b) / 2 * epoch.time.seconds(since: previous.time), from: previous.time, to: epoch.time)
+            tracks[index].gpsAnchor = epoch
+            return
+        }
+        guard let anchor = tracks[index].gpsAnchor else {
+            tracks[index].gpsAnchor = epoch
+            return
+        }
+        let meters = greatCircleDistance(
+            lat1: anchor.latitude, lon1: anchor.longitude, lat2: epoch.latitude, lon2: epoch.longitude)
+        let radius = max(settings.minimumJitterRadius, (epoch.hdop ?? 2) * settings.jitterRadiusPerHDOP)
+        guard meters >= radius else { return }
+        guard meters / epoch.time.seconds(since: anchor.time) <= settings.maximumSpeed else {
+            tracks[index].gpsAnchor = epoch  // a jump: start again from here, count nothing
+            return
+        }
+        distance.add(meters, from: anchor.time, to: epoch.time)
+        tracks[index].gpsAnchor = epoch
+    }
+}

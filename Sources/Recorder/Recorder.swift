@@ -1,0 +1,212 @@
+import HandoffModel
+import SensorCodecs
+
+/// The session state machine: pure and deterministic. The same inputs, in the same order, give
+/// the same outputs, byte for byte, whatever the pace they arrive at.
+///
+/// Record points lie on a one-second grid from the start. The point at a grid moment fuses the
+/// latest value of each sensor received *before* that moment; it is emitted as soon as any input
+/// at or after that moment arrives (a reading, a command, or `advance(to:)` from a clock tick).
+/// Ticks therefore change when points appear, never what they contain.
+public struct Recorder: Sendable {
+    public let configuration: RecorderConfiguration
+    public private(set) var state: SessionState = .idle
+    public private(set) var start: SessionStart?
+
+    var lastInputTime = MonotonicInstant(nanoseconds: .min)
+    var tracks: [SensorTrack] = []
+    var selected: [SensorKind: SensorID] = [:]
+    var distance = DistanceTracker()
+    var timeline = TimerTimeline()
+
+    /// Elapsed second of the next grid point.
+    var nextElapsed = 0
+    var lastPoint: RecordPoint?
+    var sessionStatistics = StatisticsAccumulator()
+    var splits = SplitTracker()
+
+    var lapStatistics = StatisticsAccumulator()
+    var lapIndex = 1
+    var lapStartElapsed = 0
+    var lapStartDistance = 0.0
+    var lapStartTimer = 0.0
+    var lapPointCount = 0
+    var nextAutoLapDistance: Double?
+
+    public init(configuration: RecorderConfiguration = RecorderConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// Makes a sensor known before it sends anything, so that status can list it.
+    public mutating func register(_ sensor: SensorDescriptor) {
+        _ = trackIndex(for: sensor.id, kind: sensor.kind)
+    }
+
+    // MARK: Inputs
+
+    /// Applies a session command at `time`.
+    public mutating func handle(
+        _ command: SessionCommand, at time: MonotonicInstant, wall: WallInstant? = nil
+    ) throws(RecorderError) -> [RecorderOutput] {
+        let time = clamp(time)
+        switch (command, state) {
+        case (.start, .idle), (.start, .finished): return begin(at: time, wall: wall)
+        case (.start, _): throw .alreadyRecording
+        case (_, .idle): throw .notStarted
+        case (_, .finished): throw .notRecording
+        case (.pause, .paused): throw .alreadyPaused
+        case (.resume, .recording): throw .notPaused
+        default: break
+        }
+        var out = emitPoints(through: time)
+        let offset = time.nanoseconds - start!.monotonic.nanoseconds
+        switch command {
+        case .pause:
+            state = .paused
+            distance.pause(at: time)
+            timeline.pause(atOffset: offset)
+            out.append(.event(SessionEvent(offsetNanoseconds: offset, kind: .pause)))
+        case .resume:
+            state = .recording
+            distance.resume(at: time)
+            timeline.resume(atOffset: offset)
+            out.append(.event(SessionEvent(offsetNanoseconds: offset, kind: .resume)))
+        case .lap:
+            guard lapPointCount > 0, let last = lastPoint else { throw .emptyLap }
+            out.append(.event(SessionEvent(offsetNanoseconds: offset, kind: .lap)))
+            out.append(.lap(closeLap(trigger: .manual, at: last)))
+        case .stop:
+            out.append(contentsOf: finish(at: time, offset: offset))
+        case .start:
+            break
+        }
+        return out
+    }
+
+    /// Takes a decoded reading.
+    public mutating func receive(_ reading: SensorReading) -> [RecorderOutput] {
+        let time = clamp(reading.time)
+        var out = emitPoints(through: time)
+        let index = trackIndex(for: reading.sensor, kind: kind(of: reading.value))
+        if tracks[index].kind == .unknown, case let kind = kind(of: reading.value), kind != .unknown {
+            tracks[index].kind = kind
+        }
+        if case .link(let state, let reason) = reading.value {
+            tracks[index].link = state
+            if isActive {
+                out.append(
+                    .event(
+                        SessionEvent(
+                            offsetNanoseconds: offset(of: time), kind: state == .connected ? .connected : .disconnected,
+                            sensor: reading.sensor, detail: reason)))
+            }
+            return out
+        }
+        if tracks[index].link == .disconnected { tracks[index].link = .connected }
+        tracks[index].lastDataTime = time
+        if tracks[index].inGap {
+            tracks[index].inGap = false
+            if isActive {
+                out.append(
+                    .event(SessionEvent(offsetNanoseconds: offset(of: time), kind: .gapEnd, sensor: reading.sensor)))
+            }
+        }
+        switch reading.value {
+        case .heartRate(let hrm):
+            tracks[index].heartRate = hrm
+            if state == .recording, !hrm.rrIntervals1024ths.isEmpty {
+                out.append(
+                    .rrIntervals(
+                        RRIntervalBatch(
+                            sensor: reading.sensor, offsetNanoseconds: offset(of: time),
+                            intervals1024ths: hrm.rrIntervals1024ths)))
+            }
+        case .runningSpeedCadence(let rsc):
+            receiveFootpod(rsc, at: time, track: index)
+        case .nmea(let report):
+            if let epoch = tracks[index].gps.add(report, at: time) { receiveGPSEpoch(epoch, track: index) }
+        case .link:
+            break
+        }
+        return out
+    }
+
+    /// Lets time pass with no input: emits the grid points up to `time` (a clock tick).
+    public mutating func advance(to time: MonotonicInstant) -> [RecorderOutput] {
+        emitPoints(through: clamp(time))
+    }
+
+    // MARK: Helpers
+
+    var isActive: Bool { state == .recording || state == .paused }
+
+    func offset(of time: MonotonicInstant) -> Int64 {
+        guard let start else { return 0 }
+        return max(0, time.nanoseconds - start.monotonic.nanoseconds)
+    }
+
+    /// Inputs may arrive a little out of order from concurrent sources; time never runs back.
+    mutating func clamp(_ time: MonotonicInstant) -> MonotonicInstant {
+        if time > lastInputTime { lastInputTime = time }
+        return lastInputTime
+    }
+
+    mutating func trackIndex(for id: SensorID, kind: SensorKind) -> Int {
+        // Registered sensors keep the kind they were registered with.
+        if let index = tracks.firstIndex(where: { $0.id == id }) { return index }
+        let index = tracks.firstIndex(where: { $0.id > id }) ?? tracks.count
+        tracks.insert(SensorTrack(id: id, kind: kind), at: index)
+        return index
+    }
+
+    func kind(of value: SensorReading.Value) -> SensorKind {
+        switch value {
+        case .heartRate: .heartRate
+        case .runningSpeedCadence: .footpod
+        case .nmea: .gps
+        case .link: .unknown
+        }
+    }
+
+    private mutating func begin(at time: MonotonicInstant, wall: WallInstant?) -> [RecorderOutput] {
+        // A new session keeps what is known of the sensors and starts everything else afresh.
+        let known = tracks.map { track in
+            var t = track
+            t.inGap = false
+            return t
+        }
+        self = Recorder(configuration: configuration)
+        tracks = known
+        lastInputTime = time
+        let begun = SessionStart(monotonic: time, wall: wall)
+        start = begun
+        state = .recording
+        distance.start(at: time)
+        nextAutoLapDistance = configuration.autoLapMeters.flatMap { $0 > 0 ? $0 : nil }
+        var out: [RecorderOutput] = [.started(begun), .event(SessionEvent(offsetNanoseconds: 0, kind: .start))]
+        out.append(contentsOf: emitPoints(through: time))
+        return out
+    }
+
+    private mutating func finish(at time: MonotonicInstant, offset: Int64) -> [RecorderOutput] {
+        var out: [RecorderOutput] = [.event(SessionEvent(offsetNanoseconds: offset, kind: .stop))]
+        let timer = timeline.timerSeconds(atOffset: offset)
+        if lapPointCount > 0 {
+            out.append(
+                .lap(
+                    Lap(
+                        index: lapIndex, trigger: .sessionEnd, startElapsedSeconds: lapStartElapsed,
+                        endElapsedSeconds: lastPoint?.elapsedSeconds ?? 0,
+                        statistics: lapStatistics.statistics(
+                            distanceMeters: distance.totalMeters - lapStartDistance, timerSeconds: timer - lapStartTimer
+                        ))))
+        }
+        let summary = RunSummary(
+            elapsedSeconds: Double(offset) / 1e9,
+            statistics: sessionStatistics.statistics(distanceMeters: distance.totalMeters, timerSeconds: timer),
+            splits: splits.finished(distanceMeters: distance.totalMeters, timerSeconds: timer))
+        state = .finished
+        out.append(.finished(summary))
+        return out
+    }
+}

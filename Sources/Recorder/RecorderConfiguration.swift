@@ -1,0 +1,52 @@
+import HandoffModel
+
+/// How the recorder fuses and judges readings. Defaults are documented in
+/// `docs/configuration.md` and are what the pack uses unless `handoff.toml` says otherwise.
+public struct RecorderConfiguration: Hashable, Sendable {
+    /// Close a lap every this many metres; `nil` turns auto-lap off.
+    public var autoLapMeters: Double?
+    /// A sensor value older than this is absent from record points, and the sensor is in a gap.
+    public var staleAfterNanoseconds: Int64
+    /// A second counts as moving when the fused speed is at least this (m/s).
+    public var movingSpeed: Double
+    public var gps: GPSDistanceConfiguration
+
+    public init(
+        autoLapMeters: Double? = 1000, staleAfterNanoseconds: Int64 = 3 * nanosecondsPerSecond,
+        movingSpeed: Double = 0.5, gps: GPSDistanceConfiguration = GPSDistanceConfiguration()
+    ) {
+        self.autoLapMeters = autoLapMeters
+        self.staleAfterNanoseconds = staleAfterNanoseconds
+        self.movingSpeed = movingSpeed
+        self.gps = gps
+    }
+}
+
+/// How GPS distance is measured and its jitter filtered.
+///
+/// With a speed over ground in the fixes (every receiver's RMC has one, from Doppler), distance
+/// is that speed integrated between consecutive fixes: position noise then adds nothing.
+/// Speeds below `stationarySpeed` count as standing still. Without speeds, distance is summed
+/// between positions that moved further than the jitter radius from the last counted one.
+public struct GPSDistanceConfiguration: Hashable, Sendable {
+    public var stationarySpeed: Double
+    /// Jitter radius: at least this many metres…
+    public var minimumJitterRadius: Double
+    /// …or this many metres per unit of HDOP, whichever is larger.
+    public var jitterRadiusPerHDOP: Double
+    /// Fixes further apart than this are not joined: the gap is someone else's (the footpod's).
+    public var maximumFixGapNanoseconds: Int64
+    /// A speed above this (m/s) is a glitch, not a runner.
+    public var maximumSpeed: Double
+
+    public init(
+        stationarySpeed: Double = 0.3, minimumJitterRadius: Double = 3, jitterRadiusPerHDOP: Double = 3,
+        maximumFixGapNanoseconds: Int64 = 5 * nanosecondsPerSecond, maximumSpeed: Double = 12
+    ) {
+        self.stationarySpeed = stationarySpeed
+        self.minimumJitterRadius = minimumJitterRadius
+        self.jitterRadiusPerHDOP = jitterRadiusPerHDOP
+        self.maximumFixGapNanoseconds = maximumFixGapNanoseconds
+        self.maximumSpeed = maximumSpeed
+    }
+}

@@ -1,0 +1,68 @@
+import HandoffModel
+
+/// The recorder's state at a moment, for `handoff status`.
+public struct RecorderSnapshot: Hashable, Sendable {
+    public var state: SessionState
+    public var elapsedSeconds: Double?
+    public var timerSeconds: Double?
+    public var distanceMeters: Double?
+    public var lapIndex: Int?
+    public var lapDistanceMeters: Double?
+    public var pointCount: Int
+    /// The latest fused values, absent when stale.
+    public var heartRateBPM: Int?
+    public var cadenceSPM: Int?
+    public var speedMetersPerSecond: Double?
+    public var gps: GPSFix
+    public var sensors: [SensorSnapshot]
+}
+
+/// One sensor as status shows it.
+public struct SensorSnapshot: Hashable, Sendable {
+    public var id: SensorID
+    public var kind: SensorKind
+    public var link: LinkState?
+    /// Seconds since its last value, if it ever sent one.
+    public var secondsSinceData: Double?
+    public var isFresh: Bool
+    public var inGap: Bool
+}
+
+extension Recorder {
+    /// What the recorder knows at `now` (which need not be an input time).
+    public func snapshot(at now: MonotonicInstant) -> RecorderSnapshot {
+        let stale = configuration.staleAfterNanoseconds
+        let now = max(now, lastInputTime)
+        func freshest(_ kind: SensorKind) -> SensorTrack? {
+            if let id = selected[kind], let t = tracks.first(where: { $0.id == id }),
+                t.isFresh(at: now, staleAfter: stale)
+            {
+                return t
+            }
+            return tracks.filter { $0.kind == kind && $0.isFresh(at: now, staleAfter: stale) }
+                .max { ($0.lastDataTime!, $1.id) < ($1.lastDataTime!, $0.id) }
+        }
+        let hr = freshest(.heartRate)?.heartRate.flatMap { $0.isPlausible ? Int($0.heartRate) : nil }
+        let rsc = freshest(.footpod)?.rsc
+        let fix = freshest(.gps)?.gps.fix(at: now, staleAfter: stale) ?? .noFix
+        var snapshot = RecorderSnapshot(
+            state: state, pointCount: sessionStatistics.count,
+            heartRateBPM: hr, cadenceSPM: rsc.map { Int($0.cadence) },
+            speedMetersPerSecond: fix.speedMetersPerSecond ?? rsc?.speedMetersPerSecond, gps: fix,
+            sensors: tracks.map { t in
+                SensorSnapshot(
+                    id: t.id, kind: t.kind, link: t.link,
+                    secondsSinceData: t.lastDataTime.map { now.seconds(since: $0) },
+                    isFresh: t.isFresh(at: now, staleAfter: stale), inGap: t.inGap)
+            })
+        if let start, state != .idle {
+            let offset = now.nanoseconds - start.monotonic.nanoseconds
+            snapshot.elapsedSeconds = Double(offset) / 1e9
+            snapshot.timerSeconds = timeline.timerSeconds(atOffset: offset)
+            snapshot.distanceMeters = distance.totalMeters
+            snapshot.lapIndex = lapIndex
+            snapshot.lapDistanceMeters = distance.totalMeters - lapStartDistance
+        }
+        return snapshot
+    }
+}

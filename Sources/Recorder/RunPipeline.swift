@@ -1,0 +1,101 @@
+import HandoffModel
+import SensorCodecs
+
+/// Raw capture events in, recorder outputs out: the codecs and the recorder together. Live
+/// sensors and replayed captures both go through here, so a capture reproduces a run exactly.
+public struct RunPipeline: Sendable {
+    public private(set) var recorder: Recorder
+    public private(set) var decoding: [SensorID: DecodeCounts] = [:]
+
+    public init(configuration: RecorderConfiguration = RecorderConfiguration(), sensors: [SensorDescriptor] = []) {
+        recorder = Recorder(configuration: configuration)
+        for sensor in sensors { recorder.register(sensor) }
+    }
+
+    /// The result of one event.
+    public struct Step: Sendable {
+        public var outputs: [RecorderOutput] = []
+        /// The payload could not be decoded (it is counted, and time still advanced).
+        public var decodeError: String?
+        /// The command did not apply in the recorder's state.
+        public var commandError: RecorderError?
+    }
+
+    /// How a sensor's payloads fared.
+    public struct DecodeCounts: Hashable, Sendable {
+        public var decoded = 0
+        /// Valid but not for the recorder (proprietary or other NMEA sentences, unknown kinds).
+        public var skipped = 0
+        public var rejected = 0
+        public var lastError: String?
+
+        public init() {}
+    }
+
+    public mutating func register(_ sensor: SensorDescriptor) { recorder.register(sensor) }
+
+    public mutating func process(_ event: CaptureEvent) -> Step {
+        var step = Step()
+        switch event.body {
+        case .command(let command):
+            do { step.outputs = try recorder.handle(command, at: event.monotonic, wall: event.wall) } catch {
+                step.commandError = error
+                step.outputs = recorder.advance(to: event.monotonic)
+            }
+        case .link(let sensor, let state, let reason):
+            step.outputs = recorder.receive(
+                SensorReading(time: event.monotonic, sensor: sensor, value: .link(state, reason: reason)))
+        case .payload(let sensor, let kind, let payload):
+            switch Self.decode(kind: kind, payload: payload) {
+            case .value(let value):
+                decoding[sensor, default: DecodeCounts()].decoded += 1
+                step.outputs = recorder.receive(SensorReading(time: event.monotonic, sensor: sensor, value: value))
+            case .skipped:
+                decoding[sensor, default: DecodeCounts()].skipped += 1
+                step.outputs = recorder.advance(to: event.monotonic)
+            case .rejected(let reason):
+                decoding[sensor, default: DecodeCounts()].rejected += 1
+                decoding[sensor]!.lastError = reason
+                step.decodeError = reason
+                step.outputs = recorder.advance(to: event.monotonic)
+            }
+        }
+        return step
+    }
+
+    public mutating func advance(to time: MonotonicInstant) -> [RecorderOutput] {
+        recorder.advance(to: time)
+    }
+
+    enum Decoded {
+        case value(SensorReading.Value)
+        case skipped
+        case rejected(String)
+    }
+
+    static func decode(kind: PayloadKind, payload: Payload) -> Decoded {
+        switch (kind, payload) {
+        case (.heartRateMeasurement, .bytes(let bytes)):
+            do { return .value(.heartRate(try HeartRateMeasurement(decoding: bytes))) } catch {
+                return .rejected("heart rate measurement: \(error)")
+            }
+        case (.rscMeasurement, .bytes(let bytes)):
+            do { return .value(.runningSpeedCadence(try RSCMeasurement(decoding: bytes))) } catch {
+                return .rejected("RSC measurement: \(error)")
+            }
+        case (.nmea, .text(let line)):
+            do { return .value(.nmea(try NMEAReport(line: line))) } catch {
+                switch error {
+                case .proprietary, .unsupported: return .skipped
+                default: return .rejected("NMEA: \(error)")
+                }
+            }
+        case (.heartRateMeasurement, .text), (.rscMeasurement, .text):
+            return .rejected("\(kind) payload must be bytes (\"hex\"), not text")
+        case (.nmea, .bytes):
+            return .rejected("NMEA payload must be text, not bytes")
+        default:
+            return .skipped
+        }
+    }
+}

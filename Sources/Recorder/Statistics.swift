@@ -1,0 +1,143 @@
+import HandoffModel
+
+/// Folds record points into `RunStatistics`. The recorder uses it as points are made, and
+/// recovery uses it over the points a crash left behind: one computation for both.
+public struct StatisticsAccumulator: Hashable, Sendable {
+    private var heartRateSum = 0
+    private var heartRateCount = 0
+    private var heartRateMax: Int?
+    private var cadenceSum = 0
+    private var cadenceCount = 0
+    private var movingSeconds = 0
+    private var pointCount = 0
+    private var maximumSpeed: Double?
+
+    public init() {}
+
+    /// How many points were added.
+    public var count: Int { pointCount }
+
+    public mutating func add(_ point: RecordPoint) {
+        pointCount += 1
+        if let hr = point.heartRateBPM {
+            heartRateSum += hr
+            heartRateCount += 1
+            heartRateMax = max(heartRateMax ?? hr, hr)
+        }
+        // Cadence is averaged over the seconds with steps, as watches do.
+        if let cadence = point.cadenceSPM, cadence > 0 {
+            cadenceSum += cadence
+            cadenceCount += 1
+        }
+        if point.isMoving { movingSeconds += 1 }
+        if let speed = point.speedMetersPerSecond { maximumSpeed = max(maximumSpeed ?? speed, speed) }
+    }
+
+    public func statistics(distanceMeters: Double, timerSeconds: Double) -> RunStatistics {
+        RunStatistics(
+            distanceMeters: distanceMeters, timerSeconds: timerSeconds, movingSeconds: movingSeconds,
+            averageHeartRate: heartRateCount > 0 ? Double(heartRateSum) / Double(heartRateCount) : nil,
+            maximumHeartRate: heartRateMax,
+            averageCadence: cadenceCount > 0 ? Double(cadenceSum) / Double(cadenceCount) : nil,
+            maximumSpeed: maximumSpeed, pointCount: pointCount)
+    }
+}
+
+/// Per-kilometre splits from consecutive points, interpolating the moment each kilometre was
+/// crossed between the two points around it.
+public struct SplitTracker: Hashable, Sendable {
+    private var splits: [Split] = []
+    private var lastDistance: Double = 0
+    private var lastTimer: Double = 0
+    private var splitStartTimer: Double = 0
+    private var heartRateSum = 0
+    private var heartRateCount = 0
+
+    public init() {}
+
+    /// Adds a point with the timer time (pauses excluded) at its moment.
+    public mutating func add(_ point: RecordPoint, timerSeconds: Double) {
+        let distance = point.distanceMeters
+        if let hr = point.heartRateBPM {
+            heartRateSum += hr
+            heartRateCount += 1
+        }
+        while distance >= Double(splits.count + 1) * 1000 {
+            let boundary = Double(splits.count + 1) * 1000
+            let fraction = distance > lastDistance ? (boundary - lastDistance) / (distance - lastDistance) : 1
+            let crossing = lastTimer + fraction * (timerSeconds - lastTimer)
+            splits.append(
+                Split(
+                    kilometer: splits.count + 1, distanceMeters: 1000, seconds: crossing - splitStartTimer,
+                    averageHeartRate: heartRateCount > 0 ? Double(heartRateSum) / Double(heartRateCount) : nil))
+            splitStartTimer = crossing
+            heartRateSum = 0
+            heartRateCount = 0
+            lastDistance = boundary
+            lastTimer = crossing
+        }
+        lastDistance = distance
+        lastTimer = timerSeconds
+    }
+
+    /// The splits, with a final partial kilometre when at least 10 m of one was run.
+    public func finished(distanceMeters: Double, timerSeconds: Double) -> [Split] {
+        var result = splits
+        let partial = distanceMeters - Double(splits.count) * 1000
+        if partial >= 10 {
+            result.append(
+                Split(
+                    kilometer: splits.count + 1, distanceMeters: partial,
+                    seconds: max(0, timerSeconds - splitStartTimer),
+                    averageHeartRate: heartRateCount > 0 ? Double(heartRateSum) / Double(heartRateCount) : nil))
+        }
+        return result
+    }
+}
+
+/// The timer (recording time without pauses) as a function of elapsed time, built from a
+/// session's start, pause and resume events.
+public struct TimerTimeline: Hashable, Sendable {
+    /// Pauses as [start, end) offsets in nanoseconds since the session start; the last may be open.
+    private var pauses: [(start: Int64, end: Int64?)] = []
+
+    public init() {}
+
+    public init(events: [SessionEvent]) {
+        for event in events {
+            if event.kind == .pause { pause(atOffset: event.offsetNanoseconds) }
+            if event.kind == .resume { resume(atOffset: event.offsetNanoseconds) }
+        }
+    }
+
+    public mutating func pause(atOffset offset: Int64) {
+        if let last = pauses.last, last.end == nil { return }
+        pauses.append((offset, nil))
+    }
+
+    public mutating func resume(atOffset offset: Int64) {
+        guard let last = pauses.last, last.end == nil else { return }
+        pauses[pauses.count - 1].end = max(offset, last.start)
+    }
+
+    /// Timer seconds at `offset` nanoseconds after the start.
+    public func timerSeconds(atOffset offset: Int64) -> Double {
+        var paused: Int64 = 0
+        for pause in pauses where pause.start < offset {
+            paused += min(pause.end ?? offset, offset) - pause.start
+        }
+        return Double(offset - paused) / 1e9
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.pauses.count == b.pauses.count
+            && zip(a.pauses, b.pauses).allSatisfy { $0.start == $1.start && $0.end == $1.end }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for pause in pauses {
+            hasher.combine(pause.start)
+            hasher.combine(pause.end)
+        }
+    }
+}

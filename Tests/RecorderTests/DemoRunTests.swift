@@ -1,0 +1,69 @@
+import HandoffModel
+import Recorder
+import RunSimulator
+import SensorCodecs
+import Testing
+
+@Suite("Recorder on simulated runs: distance and heart rate against the simulator's truth")
+struct DemoRunTests {
+    static func record(_ run: SimulatedRun) -> (summary: RunSummary, rr: Int, points: [RecordPoint], rejected: Int) {
+        var pipeline = RunPipeline(sensors: run.header.sensors)
+        var outputs: [RecorderOutput] = []
+        var rejected = 0
+        for event in run.events {
+            let step = pipeline.process(event)
+            outputs += step.outputs
+            if step.decodeError != nil { rejected += 1 }
+        }
+        let summary = outputs.compactMap { if case .finished(let s) = $0 { s } else { nil } }.first!
+        let rr = outputs.reduce(0) { if case .rrIntervals(let b) = $1 { $0 + b.intervals1024ths.count } else { $0 } }
+        let points = outputs.compactMap { if case .point(let p) = $0 { p } else { nil } }
+        return (summary, rr, points, rejected)
+    }
+
+    @Test("The demo scenario: distance within 0.5 % of the route, average HR within 1 bpm, every RR interval kept")
+    func demoScenario() {
+        let run = RunSimulator.simulate(SimulationScenario())
+        let truth = run.truth
+        let (summary, rr, points, rejected) = Self.record(run)
+        let error = (summary.statistics.distanceMeters - truth.routeDistanceMeters) / truth.routeDistanceMeters
+        print("route \(truth.routeDistanceMeters) recorded \(summary.statistics.distanceMeters) error \(error * 100) %")
+        print("hr truth \(truth.averageHeartRate) recorded \(summary.statistics.averageHeartRate ?? 0)")
+        #expect(abs(error) < 0.005)
+        #expect(abs(summary.statistics.averageHeartRate! - truth.averageHeartRate) < 1)
+        #expect(rr == truth.rrIntervals)
+        #expect(rejected == 2, "the two sentences corrupted on purpose")
+        #expect(points.contains { $0.gpsFix == .none && $0.isMoving }, "the underpass")
+        #expect(points.contains { $0.heartRateBPM == nil && $0.elapsedSeconds > 60 }, "the strap dropout")
+    }
+
+    @Test("Other seeds and an hour's run stay within 0.5 % and 1 bpm", arguments: [1, 2, 3] as [UInt64])
+    func otherSeeds(seed: UInt64) {
+        let run = RunSimulator.simulate(SimulationScenario(seed: seed, minutes: seed == 3 ? 60 : nil))
+        let (summary, rr, _, _) = Self.record(run)
+        let truth = run.truth
+        let error = (summary.statistics.distanceMeters - truth.routeDistanceMeters) / truth.routeDistanceMeters
+        #expect(abs(error) < 0.005, "seed \(seed): \(error * 100) %")
+        #expect(abs(summary.statistics.averageHeartRate! - truth.averageHeartRate) < 1)
+        #expect(rr == truth.rrIntervals)
+    }
+
+    @Test("Recovery from the points alone gives the live summary (but for the last partial second)")
+    func recoveryMatchesLive() {
+        let run = RunSimulator.simulate(SimulationScenario())
+        var pipeline = RunPipeline(sensors: run.header.sensors)
+        var outputs: [RecorderOutput] = []
+        for event in run.events { outputs += pipeline.process(event).outputs }
+        let points = outputs.compactMap { if case .point(let p) = $0 { p } else { nil } }
+        let events = outputs.compactMap { if case .event(let e) = $0 { e } else { nil } }
+        let laps = outputs.compactMap { if case .lap(let l) = $0 { l } else { nil } }
+        let live = outputs.compactMap { if case .finished(let s) = $0 { s } else { nil } }.first!
+        let recovered = RunRecovery.finish(points: points, events: events, laps: Array(laps.dropLast()))
+        #expect(recovered.summary.statistics.averageHeartRate == live.statistics.averageHeartRate)
+        #expect(recovered.summary.statistics.movingSeconds == live.statistics.movingSeconds)
+        #expect(abs(recovered.summary.statistics.distanceMeters - live.statistics.distanceMeters) < 4)
+        #expect(recovered.summary.splits.count == live.splits.count)
+        for (a, b) in zip(recovered.summary.splits.dropLast(), live.splits) { #expect(a == b) }
+        #expect(recovered.finalLap?.index == laps.last?.index)
+    }
+}

@@ -1,0 +1,96 @@
+import HandoffModel
+import Recorder
+import SensorCodecs
+
+/// Builds inputs for the recorder in seconds, to keep tests readable.
+struct Harness {
+    var recorder: Recorder
+    var outputs: [RecorderOutput] = []
+
+    init(configuration: RecorderConfiguration = RecorderConfiguration()) {
+        recorder = Recorder(configuration: configuration)
+    }
+
+    static func time(_ seconds: Double) -> MonotonicInstant { MonotonicInstant(seconds: 100 + seconds) }
+
+    mutating func command(_ command: SessionCommand, at seconds: Double) throws(RecorderError) {
+        outputs += try recorder.handle(command, at: Self.time(seconds))
+    }
+
+    mutating func heartRate(_ bpm: UInt16, rr: [UInt16] = [], at seconds: Double, sensor: SensorID = "hr0") {
+        let m = HeartRateMeasurement(heartRate: bpm, sensorContact: .detected, rrIntervals1024ths: rr)
+        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .heartRate(m)))
+    }
+
+    mutating func footpod(
+        speed: Double, cadence: UInt8 = 170, total: UInt32? = nil, at seconds: Double, sensor: SensorID = "pod0"
+    ) {
+        let m = RSCMeasurement(
+            speed256ths: UInt16((speed * 256).rounded()), cadence: cadence, totalDistance10ths: total, isRunning: true)
+        outputs += recorder.receive(
+            SensorReading(time: Self.time(seconds), sensor: sensor, value: .runningSpeedCadence(m)))
+    }
+
+    /// An RMC (with speed) at `north` metres north of a fixed origin.
+    mutating func gps(north: Double, speed: Double?, fix: Bool = true, at seconds: Double, sensor: SensorID = "gps0") {
+        let latitude = 48 + north / 111_194.93
+        let minutes = (latitude - 48) * 60
+        let lat = "48" + (minutes < 10 ? "0" : "") + String(format6(minutes))
+        let knots = speed.map { String(format6($0 * 3600 / 1852)) } ?? ""
+        let body =
+            fix
+            ? "GPRMC,120000.00,A,\(lat),N,01130.000000,E,\(knots),0.0,140626,,,A" : "GPRMC,120000.00,V,,,,,,,140626,,,N"
+        let report = try! NMEAReport(line: NMEASentence.frame(body))
+        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .nmea(report)))
+    }
+
+    /// A GGA (no speed) at (`north`, `east`) metres from a fixed origin.
+    mutating func gga(north: Double, east: Double, hdop: Double = 1.0, at seconds: Double, sensor: SensorID = "gps0") {
+        // 1 km north and east of 48°N 11°E, so that noise never crosses a whole degree.
+        let lat = 48 + (north + 1000) / 111_194.93
+        let lon = 11 + (east + 1000) / (111_194.93 * 0.66913060635885824)  // cos(48°)
+        let latText = "48" + pad2((lat - 48) * 60)
+        let lonText = "011" + pad2((lon - 11) * 60)
+        let body = "GPGGA,120000.00,\(latText),N,\(lonText),E,1,09,\(hdop),500.0,M,47.0,M,,"
+        let report = try! NMEAReport(line: NMEASentence.frame(body))
+        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .nmea(report)))
+    }
+
+    mutating func link(_ state: LinkState, at seconds: Double, sensor: SensorID = "hr0") {
+        outputs += recorder.receive(
+            SensorReading(time: Self.time(seconds), sensor: sensor, value: .link(state, reason: nil)))
+    }
+
+    mutating func advance(to seconds: Double) {
+        outputs += recorder.advance(to: Self.time(seconds))
+    }
+
+    var points: [RecordPoint] { outputs.compactMap { if case .point(let p) = $0 { p } else { nil } } }
+    var events: [SessionEvent] { outputs.compactMap { if case .event(let e) = $0 { e } else { nil } } }
+    var laps: [Lap] { outputs.compactMap { if case .lap(let l) = $0 { l } else { nil } } }
+    var rr: [RRIntervalBatch] { outputs.compactMap { if case .rrIntervals(let r) = $0 { r } else { nil } } }
+    var summary: RunSummary? { outputs.lazy.compactMap { if case .finished(let s) = $0 { s } else { nil } }.first }
+}
+
+private func format6(_ value: Double) -> String {
+    let scaled = Int64((value * 1_000_000).rounded())
+    let fraction = String(scaled % 1_000_000)
+    return "\(scaled / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+}
+
+private func pad2(_ minutes: Double) -> String {
+    (minutes < 10 ? "0" : "") + format6(minutes)
+}
+
+/// SplitMix64: reproducible noise for tests.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
