@@ -7,8 +7,17 @@ import PackageDescription
 let package = Package(
     name: "Handoff",
     platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "handoffd", targets: ["handoffd"]),
+        .executable(name: "handoff", targets: ["handoff"]),
+    ],
     dependencies: [
-        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1")
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // Pure modules: no I/O.
@@ -16,6 +25,46 @@ let package = Package(
         .target(name: "SensorCodecs", dependencies: ["HandoffModel"]),
         .target(name: "Recorder", dependencies: ["HandoffModel", "SensorCodecs"]),
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
+
+        // I/O adapters.
+        .target(
+            name: "PackSensors",
+            dependencies: [
+                "HandoffModel", "SensorCodecs",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "PackStorage",
+            dependencies: [
+                "HandoffModel", "Recorder",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(name: "PackControl", dependencies: ["HandoffModel"]),
+        .target(
+            name: "PackService",
+            dependencies: [
+                "HandoffModel", "SensorCodecs", "Recorder", "PackSensors", "PackStorage", "PackControl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
+        .target(
+            name: "PackCLI",
+            dependencies: [
+                "HandoffModel", "SensorCodecs", "RunSimulator", "PackControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            resources: [.copy("Resources/demo-run.capture.jsonl")]),
+
+        // Thin executables.
+        .executableTarget(
+            name: "handoffd",
+            dependencies: [
+                "PackService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "handoff", dependencies: ["PackCLI"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -31,5 +80,20 @@ let package = Package(
         .testTarget(
             name: "RunSimulatorTests",
             dependencies: ["RunSimulator", "SensorCodecs", "TestSupport"]),
+        .testTarget(
+            name: "PackStorageTests",
+            dependencies: [
+                "PackStorage", "Recorder", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "PackServiceTests",
+            dependencies: ["PackService", "PackControl", "PackSensors", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "PackControl", "SensorCodecs", "RunSimulator", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
     ]
 )

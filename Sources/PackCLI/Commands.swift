@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// The `handoff` CLI's subcommands; the executable's root command lists them.
+public enum HandoffCommands {
+    public static let all: [any ParsableCommand.Type] = [
+        Status.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Runs.self, Show.self, Decode.self,
+        Demo.self, Simulate.self,
+    ]
+
+    public static let discussion = """
+        handoff drives handoffd, the pack's recording service, over its control socket. Every data \
+        command takes --json for scripts. First time here? Run `handoff demo`.
+        """
+}

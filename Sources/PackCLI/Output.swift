@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import PackControl
+
+/// The socket to reach `handoffd` on.
+public struct ConnectionOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "handoffd's control socket (default: $HANDOFF_SOCKET, /run/handoff/control.sock as root, else $XDG_RUNTIME_DIR/handoff/control.sock)."
+    )
+    var socket: String?
+
+    public init() {}
+
+    var client: ControlClient { ControlClient(socketPath: socket ?? ControlPaths.defaultSocket) }
+}
+
+/// `--json`: one JSON object per line, snake_case keys with units in their names.
+public struct JSONOption: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON for scripts instead of text.")
+    var json = false
+
+    public init() {}
+}
+
+enum Output {
+    static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    static func print(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func printJSON(_ value: some Encodable) throws {
+        print(try ControlJSON.encode(value))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data("handoff: \(text)\n".utf8))
+    }
+
+    /// Prints a failure and exits non-zero: a sentence a person can act on, or JSON for scripts.
+    static func fail(_ error: ControlError, json: Bool) -> ExitCode {
+        if json, let text = try? ControlJSON.encode(ControlResponse<String>(error: error)) {
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        } else {
+            self.error(error.message)
+        }
+        return error.code == "not_running" ? ExitCode(69) : ExitCode.failure  // 69: EX_UNAVAILABLE
+    }
+
+    /// Left-aligned columns, each as wide as its widest cell.
+    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        guard let columns = rows.map(\.count).max() else { return "" }
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                let padding = String(repeating: " ", count: widths[i] - cell.count)
+                return rightAligned.contains(i) ? padding + cell : cell + padding
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }.joined(separator: "\n")
+    }
+
+    /// A UTC ISO time as local `2026-06-14 08:29`.
+    static func localTime(_ iso: String, weekday: Bool = false) -> String {
+        let parser = ISO8601DateFormatter()
+        guard let date = parser.date(from: iso) else { return iso }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.dateFormat = weekday ? "EEE d MMM yyyy HH:mm" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}

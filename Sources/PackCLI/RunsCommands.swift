@@ -1,0 +1,141 @@
+import ArgumentParser
+import PackControl
+
+public struct Runs: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(abstract: "List recorded runs, newest first.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Option(help: "How many runs to list.")
+    var limit = 20
+
+    public init() {}
+
+    public func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+    }
+
+    public func run() async throws {
+        let runs: [RunReport]
+        do {
+            runs = try connection.client.send(
+                ControlRequest(command: "runs", limit: limit), expecting: [RunReport].self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json { return try Output.printJSON(runs) }
+        guard !runs.isEmpty else {
+            return Output.print("No runs yet. `handoff start` records one; `handoff demo` shows how.")
+        }
+        var rows = [["RUN", "STARTED", "DISTANCE", "TIME", "PACE", "AVG HR", ""]]
+        for run in runs {
+            var notes: [String] = []
+            if run.state != "finished" { notes.append(run.state) }
+            if run.recovered { notes.append("recovered") }
+            if run.queuedForUpload { notes.append("not uploaded") }
+            rows.append([
+                String(run.id), Output.localTime(run.startTime), run.distanceM.map(Format.distance) ?? "–",
+                run.timerS.map(Format.duration) ?? "–", Format.pace(run.avgPaceSPerKm),
+                run.avgHrBpm.map { String(Int($0.rounded())) } ?? "–", notes.joined(separator: ", "),
+            ])
+        }
+        Output.print(Output.table(rows, rightAligned: [0, 2, 3, 5]))
+    }
+}
+
+public struct Show: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(abstract: "Show a run's summary, splits, laps and events.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The run: its number from `handoff runs`, `last`, or the start of its UUID.")
+    var run: String
+
+    public init() {}
+
+    public func run() async throws {
+        let report: RunReport
+        do {
+            report = try connection.client.send(ControlRequest(command: "show", run: run), expecting: RunReport.self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json { return try Output.printJSON(report) }
+        Output.print(Self.render(report))
+    }
+
+    static func eventName(_ kind: String) -> String {
+        switch kind {
+        case "gap_start": "gap begins"
+        case "gap_end": "gap ends"
+        default: kind.replacingOccurrences(of: "_", with: " ")
+        }
+    }
+
+    static func render(_ run: RunReport) -> String {
+        var lines = [
+            "Run \(run.id) · \(Output.localTime(run.startTime, weekday: true)) · \(run.distanceM.map(Format.distance) ?? "in progress")"
+        ]
+        if run.state != "finished" {
+            lines.append("  still \(run.state): `handoff status` shows it live")
+            return lines.joined(separator: "\n")
+        }
+        var facts: [[String]] = []
+        facts.append([
+            "  time",
+            "\(Format.duration(run.elapsedS ?? 0)) elapsed · \(Format.duration(run.timerS ?? 0)) timer · \(Format.duration(Double(run.movingS ?? 0))) moving",
+        ])
+        facts.append(["  pace", "\(Format.pace(run.avgPaceSPerKm)) (moving \(Format.pace(run.avgMovingPaceSPerKm)))"])
+        if let avg = run.avgHrBpm {
+            facts.append([
+                "  heart rate", "\(Int(avg.rounded())) avg · \(run.maxHrBpm.map(String.init) ?? "–") max bpm",
+            ])
+        }
+        if let cadence = run.avgCadenceSpm { facts.append(["  cadence", "\(Int(cadence.rounded())) spm"]) }
+        lines.append(Output.table(facts))
+        if run.recovered {
+            lines.append("  Recovered after a crash or power cut: it ends at the last second saved before it.")
+        }
+        if let splits = run.splits, !splits.isEmpty {
+            lines.append("Splits")
+            var rows = [["  KM", "TIME", "PACE", "AVG HR"]]
+            for s in splits {
+                let km = s.distanceM >= 999.5 ? String(s.km) : Format.fixed(Double(s.km - 1) + s.distanceM / 1000, 2)
+                rows.append([
+                    "  " + km, Format.duration(s.timeS), Format.pace(s.paceSPerKm),
+                    s.avgHrBpm.map { String(Int($0.rounded())) } ?? "–",
+                ])
+            }
+            lines.append(Output.table(rows, rightAligned: [0, 1, 3]))
+        }
+        if let laps = run.laps, laps.count > 1 {
+            lines.append("Laps")
+            var rows = [["  LAP", "DISTANCE", "TIME", "PACE", "AVG HR", "ENDED BY"]]
+            for l in laps {
+                rows.append([
+                    "  \(l.lap)", Format.kilometers(l.distanceM), Format.duration(l.timerS),
+                    Format.pace(l.avgPaceSPerKm),
+                    l.avgHrBpm.map { String(Int($0.rounded())) } ?? "–",
+                    l.trigger.replacingOccurrences(of: "_", with: " "),
+                ])
+            }
+            lines.append(Output.table(rows, rightAligned: [0, 1, 2, 4]))
+        }
+        let notable = (run.events ?? []).filter { !["start", "stop", "lap"].contains($0.kind) }
+        if !notable.isEmpty {
+            lines.append("Events")
+            lines.append(
+                Output.table(
+                    notable.prefix(30).map { e in
+                        [
+                            "  " + Format.duration(e.offsetS),
+                            [e.sensor, Self.eventName(e.kind)].compactMap { $0 }.joined(separator: " "), e.detail ?? "",
+                        ]
+                    }, rightAligned: [0]))
+            if notable.count > 30 { lines.append("  … \(notable.count - 30) more (`--json` lists them all)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import PackControl
+
+/// `handoff start|stop|pause|resume|lap`.
+protocol SessionCommandLine: AsyncParsableCommand {
+    static var command: String { get }
+    var connection: ConnectionOptions { get }
+    var output: JSONOption { get }
+}
+
+extension SessionCommandLine {
+    public func run() async throws {
+        let report: CommandReport
+        do {
+            report = try connection.client.send(ControlRequest(command: Self.command), expecting: CommandReport.self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
+    }
+}
+
+public struct Start: SessionCommandLine {
+    public static let configuration = CommandConfiguration(abstract: "Start recording a run.")
+    static let command = "start"
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+    public init() {}
+}
+
+public struct Stop: SessionCommandLine {
+    public static let configuration = CommandConfiguration(abstract: "Finish the run being recorded.")
+    static let command = "stop"
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+    public init() {}
+}
+
+public struct Pause: SessionCommandLine {
+    public static let configuration = CommandConfiguration(abstract: "Pause the run (time and distance stop counting).")
+    static let command = "pause"
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+    public init() {}
+}
+
+public struct Resume: SessionCommandLine {
+    public static let configuration = CommandConfiguration(abstract: "Resume a paused run.")
+    static let command = "resume"
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+    public init() {}
+}
+
+public struct Lap: SessionCommandLine {
+    public static let configuration = CommandConfiguration(abstract: "Mark a lap.")
+    static let command = "lap"
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+    public init() {}
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import PackControl
+
+public struct Status: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Show what the pack is doing: the run, its numbers, each sensor.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Flag(help: "Redraw every second until interrupted.")
+    var watch = false
+
+    public init() {}
+
+    public func run() async throws {
+        repeat {
+            let report: StatusReport
+            do {
+                report = try connection.client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
+            } catch {
+                throw Output.fail(error, json: output.json)
+            }
+            if output.json {
+                try Output.printJSON(report)
+            } else {
+                if watch && Output.standardOutputIsTerminal {
+                    FileHandle.standardOutput.write(Data("\u{1B}[H\u{1B}[J".utf8))
+                }
+                Output.print(Self.render(report))
+                if watch && !Output.standardOutputIsTerminal { Output.print("") }
+            }
+            if watch { try await Task.sleep(for: .seconds(1)) }
+        } while watch
+    }
+
+    static func render(_ r: StatusReport) -> String {
+        var lines: [String] = []
+        switch r.state {
+        case "recording", "paused":
+            let head = r.state == "paused" ? "Paused" : "Recording"
+            var parts = ["\(head) run \(r.runId.map(String.init) ?? "?")"]
+            parts.append(Format.duration(r.elapsedS ?? 0))
+            parts.append(Format.distance(r.distanceM ?? 0))
+            parts.append(Format.pace(r.paceSPerKm))
+            if let lap = r.lap { parts.append("lap \(lap) \(Format.distance(r.lapDistanceM ?? 0))") }
+            lines.append(parts.joined(separator: " · "))
+        case "finished":
+            lines.append("Not recording: the last run finished. `handoff start` begins another.")
+        default:
+            lines.append("Not recording. `handoff start` begins a run.")
+        }
+        var values: [[String]] = []
+        values.append(["heart rate", r.hrBpm.map { "\($0) bpm" } ?? "–"])
+        values.append(["cadence", r.cadenceSpm.map { "\($0) spm" } ?? "–"])
+        var gps = r.gps.fix == "none" ? "no fix" : "\(r.gps.fix.uppercased()) fix"
+        if let hdop = r.gps.hdop { gps += " · HDOP \(Format.fixed(hdop, 1))" }
+        if let sats = r.gps.satellites { gps += " · \(sats) satellites" }
+        values.append(["GPS", gps])
+        lines.append(Output.table(values.map { ["  " + $0[0], $0[1]] }))
+        if !r.sensors.isEmpty {
+            lines.append("Sensors")
+            lines.append(
+                Output.table(
+                    r.sensors.map { s in
+                        var state: String
+                        if let seen = s.lastSeenS {
+                            state =
+                                s.fresh ? "live, \(Format.fixed(seen, 1)) s ago" : "silent for \(Format.duration(seen))"
+                        } else {
+                            state = "not heard yet"
+                        }
+                        if s.link == "disconnected" { state = "disconnected" }
+                        var notes = state
+                        if s.rejected > 0 { notes += " · \(s.rejected) rejected (last: \(s.lastError ?? "?"))" }
+                        return ["  " + s.id, s.kind.replacingOccurrences(of: "_", with: " "), s.name ?? "", notes]
+                    }))
+        }
+        if let replay = r.replay {
+            let progress = Int((replay.progress * 100).rounded())
+            lines.append(
+                "Replaying \(replay.file) at \(replay.speed): \(replay.finished ? "done" : "\(progress) %"), \(replay.events) events"
+            )
+        }
+        if !r.recoveredRuns.isEmpty {
+            lines.append(
+                "Recovered after a crash or power cut: run \(r.recoveredRuns.map(String.init).joined(separator: ", ")) (finished at its last saved second)."
+            )
+        }
+        return lines.joined(separator: "\n")
+    }
+}

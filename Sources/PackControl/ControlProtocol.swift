@@ -1,0 +1,66 @@
+import Foundation
+
+/// A request to `handoffd` on its control socket: one JSON object on one line.
+/// `docs/control-api.md` lists the commands.
+public struct ControlRequest: Codable, Hashable, Sendable {
+    public var command: String
+    /// `show`: the run (`last`, its number, or a UUID prefix).
+    public var run: String?
+    /// `runs`: how many, newest first.
+    public var limit: Int?
+
+    public init(command: String, run: String? = nil, limit: Int? = nil) {
+        self.command = command
+        self.run = run
+        self.limit = limit
+    }
+}
+
+/// Why a request failed, in a form a script can test (`code`) and a person can act on (`message`).
+public struct ControlError: Error, Codable, Hashable, Sendable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// The reply: `{"ok":true,"result":…}` or `{"ok":false,"error":{"code":…,"message":…}}`.
+public struct ControlResponse<Result: Codable & Sendable>: Codable, Sendable {
+    public var ok: Bool
+    public var result: Result?
+    public var error: ControlError?
+
+    public init(result: Result) {
+        ok = true
+        self.result = result
+        error = nil
+    }
+
+    public init(error: ControlError) {
+        ok = false
+        result = nil
+        self.error = error
+    }
+}
+
+/// JSON for the control API and `--json` output: snake_case keys as declared, sorted, compact.
+public enum ControlJSON {
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder().encode(value), as: UTF8.self)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+}

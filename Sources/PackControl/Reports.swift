@@ -1,0 +1,281 @@
+/// What `status` returns: the recording state and each sensor's.
+public struct StatusReport: Codable, Hashable, Sendable {
+    public var state: String
+    public var runId: Int64?
+    public var runUuid: String?
+    public var startTime: String?
+    public var elapsedS: Double?
+    public var timerS: Double?
+    public var distanceM: Double?
+    /// Current pace from the current speed, seconds per kilometre.
+    public var paceSPerKm: Double?
+    public var speedMps: Double?
+    public var hrBpm: Int?
+    public var cadenceSpm: Int?
+    public var lap: Int?
+    public var lapDistanceM: Double?
+    public var points: Int?
+    public var gps: GPSReport
+    public var sensors: [SensorReport]
+    /// Present while `handoffd` replays a capture.
+    public var replay: ReplayReport?
+    /// Runs found open at start-up and finished by recovery.
+    public var recoveredRuns: [Int64]
+    public var version: String
+
+    enum CodingKeys: String, CodingKey {
+        case state, lap, points, gps, sensors, replay, version
+        case runId = "run_id", runUuid = "run_uuid", startTime = "start_time", elapsedS = "elapsed_s"
+        case timerS = "timer_s", distanceM = "distance_m", paceSPerKm = "pace_s_per_km", speedMps = "speed_mps"
+        case hrBpm = "hr_bpm", cadenceSpm = "cadence_spm", lapDistanceM = "lap_distance_m"
+        case recoveredRuns = "recovered_runs"
+    }
+
+    public init(state: String, gps: GPSReport, sensors: [SensorReport], recoveredRuns: [Int64], version: String) {
+        self.state = state
+        self.gps = gps
+        self.sensors = sensors
+        self.recoveredRuns = recoveredRuns
+        self.version = version
+    }
+}
+
+public struct GPSReport: Codable, Hashable, Sendable {
+    /// `none`, `2d` or `3d`.
+    public var fix: String
+    public var lat: Double?
+    public var lon: Double?
+    public var altM: Double?
+    public var hdop: Double?
+    public var satellites: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case fix, lat, lon, hdop, satellites
+        case altM = "alt_m"
+    }
+
+    public init(
+        fix: String, lat: Double? = nil, lon: Double? = nil, altM: Double? = nil, hdop: Double? = nil,
+        satellites: Int? = nil
+    ) {
+        self.fix = fix
+        self.lat = lat
+        self.lon = lon
+        self.altM = altM
+        self.hdop = hdop
+        self.satellites = satellites
+    }
+}
+
+public struct SensorReport: Codable, Hashable, Sendable {
+    public var id: String
+    public var kind: String
+    public var name: String?
+    /// `connected`, `disconnected`, or absent when the transport does not say.
+    public var link: String?
+    /// Seconds since its last reading.
+    public var lastSeenS: Double?
+    /// Its values are fresh enough to record.
+    public var fresh: Bool
+    public var inGap: Bool
+    public var decoded: Int
+    public var skipped: Int
+    public var rejected: Int
+    public var lastError: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, name, link, fresh, decoded, skipped, rejected
+        case lastSeenS = "last_seen_s", inGap = "in_gap", lastError = "last_error"
+    }
+
+    public init(
+        id: String, kind: String, name: String?, link: String?, lastSeenS: Double?, fresh: Bool, inGap: Bool,
+        decoded: Int, skipped: Int, rejected: Int, lastError: String?
+    ) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.link = link
+        self.lastSeenS = lastSeenS
+        self.fresh = fresh
+        self.inGap = inGap
+        self.decoded = decoded
+        self.skipped = skipped
+        self.rejected = rejected
+        self.lastError = lastError
+    }
+}
+
+public struct ReplayReport: Codable, Hashable, Sendable {
+    public var file: String
+    public var speed: String
+    public var events: Int
+    /// 0…1, by the capture's monotonic time.
+    public var progress: Double
+    public var finished: Bool
+    /// The simulator's truth, when the capture carries it.
+    public var simulatedDistanceM: Double?
+    public var simulatedAvgHrBpm: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case file, speed, events, progress, finished
+        case simulatedDistanceM = "simulated_distance_m", simulatedAvgHrBpm = "simulated_avg_hr_bpm"
+    }
+
+    public init(
+        file: String, speed: String, events: Int, progress: Double, finished: Bool, simulatedDistanceM: Double?,
+        simulatedAvgHrBpm: Double?
+    ) {
+        self.file = file
+        self.speed = speed
+        self.events = events
+        self.progress = progress
+        self.finished = finished
+        self.simulatedDistanceM = simulatedDistanceM
+        self.simulatedAvgHrBpm = simulatedAvgHrBpm
+    }
+}
+
+/// A run in `runs` and `show`.
+public struct RunReport: Codable, Hashable, Sendable {
+    public var id: Int64
+    public var uuid: String
+    public var state: String
+    public var source: String
+    public var startTime: String
+    public var recovered: Bool
+    public var queuedForUpload: Bool
+    public var distanceM: Double?
+    public var elapsedS: Double?
+    public var timerS: Double?
+    public var movingS: Int?
+    public var avgHrBpm: Double?
+    public var maxHrBpm: Int?
+    public var avgCadenceSpm: Double?
+    public var avgPaceSPerKm: Double?
+    public var avgMovingPaceSPerKm: Double?
+    public var maxSpeedMps: Double?
+    public var points: Int?
+    /// `show` only.
+    public var splits: [SplitReport]?
+    public var laps: [LapReport]?
+    public var events: [EventReport]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, uuid, state, source, recovered, points, splits, laps, events
+        case startTime = "start_time", queuedForUpload = "queued_for_upload", distanceM = "distance_m"
+        case elapsedS = "elapsed_s", timerS = "timer_s", movingS = "moving_s", avgHrBpm = "avg_hr_bpm"
+        case maxHrBpm = "max_hr_bpm", avgCadenceSpm = "avg_cadence_spm", avgPaceSPerKm = "avg_pace_s_per_km"
+        case avgMovingPaceSPerKm = "avg_moving_pace_s_per_km", maxSpeedMps = "max_speed_mps"
+    }
+
+    public init(
+        id: Int64, uuid: String, state: String, source: String, startTime: String, recovered: Bool,
+        queuedForUpload: Bool
+    ) {
+        self.id = id
+        self.uuid = uuid
+        self.state = state
+        self.source = source
+        self.startTime = startTime
+        self.recovered = recovered
+        self.queuedForUpload = queuedForUpload
+    }
+}
+
+public struct SplitReport: Codable, Hashable, Sendable {
+    public var km: Int
+    public var distanceM: Double
+    public var timeS: Double
+    public var paceSPerKm: Double?
+    public var avgHrBpm: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case km
+        case distanceM = "distance_m", timeS = "time_s", paceSPerKm = "pace_s_per_km", avgHrBpm = "avg_hr_bpm"
+    }
+
+    public init(km: Int, distanceM: Double, timeS: Double, paceSPerKm: Double?, avgHrBpm: Double?) {
+        self.km = km
+        self.distanceM = distanceM
+        self.timeS = timeS
+        self.paceSPerKm = paceSPerKm
+        self.avgHrBpm = avgHrBpm
+    }
+}
+
+public struct LapReport: Codable, Hashable, Sendable {
+    public var lap: Int
+    public var trigger: String
+    public var startElapsedS: Int
+    public var endElapsedS: Int
+    public var distanceM: Double
+    public var timerS: Double
+    public var movingS: Int
+    public var avgHrBpm: Double?
+    public var maxHrBpm: Int?
+    public var avgCadenceSpm: Double?
+    public var avgPaceSPerKm: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case lap, trigger
+        case startElapsedS = "start_elapsed_s", endElapsedS = "end_elapsed_s", distanceM = "distance_m"
+        case timerS = "timer_s", movingS = "moving_s", avgHrBpm = "avg_hr_bpm", maxHrBpm = "max_hr_bpm"
+        case avgCadenceSpm = "avg_cadence_spm", avgPaceSPerKm = "avg_pace_s_per_km"
+    }
+
+    public init(
+        lap: Int, trigger: String, startElapsedS: Int, endElapsedS: Int, distanceM: Double, timerS: Double,
+        movingS: Int,
+        avgHrBpm: Double?, maxHrBpm: Int?, avgCadenceSpm: Double?, avgPaceSPerKm: Double?
+    ) {
+        self.lap = lap
+        self.trigger = trigger
+        self.startElapsedS = startElapsedS
+        self.endElapsedS = endElapsedS
+        self.distanceM = distanceM
+        self.timerS = timerS
+        self.movingS = movingS
+        self.avgHrBpm = avgHrBpm
+        self.maxHrBpm = maxHrBpm
+        self.avgCadenceSpm = avgCadenceSpm
+        self.avgPaceSPerKm = avgPaceSPerKm
+    }
+}
+
+public struct EventReport: Codable, Hashable, Sendable {
+    public var offsetS: Double
+    public var kind: String
+    public var sensor: String?
+    public var detail: String?
+
+    enum CodingKeys: String, CodingKey {
+        case kind, sensor, detail
+        case offsetS = "offset_s"
+    }
+
+    public init(offsetS: Double, kind: String, sensor: String?, detail: String?) {
+        self.offsetS = offsetS
+        self.kind = kind
+        self.sensor = sensor
+        self.detail = detail
+    }
+}
+
+/// What a session command (`start`, `pause`, …) returns.
+public struct CommandReport: Codable, Hashable, Sendable {
+    public var state: String
+    public var runId: Int64?
+    public var message: String
+
+    enum CodingKeys: String, CodingKey {
+        case state, message
+        case runId = "run_id"
+    }
+
+    public init(state: String, runId: Int64?, message: String) {
+        self.state = state
+        self.runId = runId
+        self.message = message
+    }
+}

@@ -1,0 +1,147 @@
+import Dispatch
+import Foundation
+import HandoffModel
+import Logging
+import PackControl
+import ServiceLifecycle
+import Synchronization
+
+/// Serves the control API on a Unix socket: one JSON request per line, one reply per line.
+///
+/// Accepting and reading happen on threads of their own (blocking calls stay off Swift's
+/// cooperative pool); each request is then answered by the engine.
+final class ControlServer: Service {
+    let path: String
+    let engine: PackEngine
+    let logger: Logger
+    /// At most this many requests are served at once; more wait in the listen backlog.
+    let maximumConnections = 8
+    private let active = Atomic<Int>(0)
+
+    init(path: String, engine: PackEngine, logger: Logger) {
+        self.path = path
+        self.engine = engine
+        self.logger = logger
+    }
+
+    func run() async throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        let listener: UnixListener
+        do { listener = try UnixListener(path: path, mode: 0o660) } catch {
+            if error.errno == EADDRINUSE {
+                logger.critical("Another handoffd is already listening on \(path); stop it first")
+            }
+            throw error
+        }
+        logger.info("Control socket ready", metadata: ["socket": "\(path)"])
+        let stopping = StopFlag()
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            while !stopping.isSet {
+                guard let connection = try? listener.accept(timeoutMilliseconds: 200) else { continue }
+                if active.wrappingAdd(1, ordering: .relaxed).newValue > maximumConnections {
+                    active.wrappingSubtract(1, ordering: .relaxed)
+                    try? connection.writeLine(
+                        #"{"ok":false,"error":{"code":"busy","message":"handoffd is busy; try again"}}"#)
+                    connection.close()
+                    continue
+                }
+                Thread.detachNewThread { [self] in
+                    serve(connection)
+                    active.wrappingSubtract(1, ordering: .relaxed)
+                }
+            }
+            listener.close()
+            finished.signal()
+        }
+        thread.name = "control-accept"
+        thread.start()
+        try? await gracefulShutdown()
+        stopping.set()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                finished.wait()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Reads one request, answers it, closes. Runs on its own thread.
+    private func serve(_ connection: UnixSocket) {
+        defer { connection.close() }
+        try? connection.setTimeout(seconds: 5)
+        guard let line = try? connection.readLine(), !line.isEmpty else { return }
+        let engine = self.engine
+        let reply = waitFor { await ControlDispatcher.respond(to: line, engine: engine) }
+        try? connection.writeLine(reply)
+    }
+}
+
+/// Runs async work from a plain thread and waits for its result there.
+func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    let box = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let value = await work()
+        box.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return box.withLock { $0! }
+}
+
+/// Maps requests to the engine and replies to JSON: errors in one place.
+enum ControlDispatcher {
+    static func respond(to line: String, engine: PackEngine) async -> String {
+        let request: ControlRequest
+        do { request = try ControlJSON.decode(ControlRequest.self, from: line) } catch {
+            return encode(
+                ControlResponse<String>(
+                    error: ControlError(
+                        code: "bad_request", message: "the request is not a control API object: \(error)")))
+        }
+        do {
+            switch request.command {
+            case "status":
+                return encode(ControlResponse(result: await engine.status()))
+            case "start", "stop", "pause", "resume", "lap":
+                let command = SessionCommandName(rawValue: request.command)!.command
+                return encode(ControlResponse(result: try await engine.command(command)))
+            case "runs":
+                return encode(ControlResponse(result: try await engine.runs(limit: request.limit ?? 20)))
+            case "show":
+                guard let run = request.run else {
+                    throw ControlError(
+                        code: "bad_request", message: "show needs a run: its number, `last`, or a UUID prefix")
+                }
+                return encode(ControlResponse(result: try await engine.show(run)))
+            default:
+                throw ControlError(
+                    code: "unknown_command",
+                    message:
+                        "handoffd does not know the command \"\(request.command)\"; is handoff newer than handoffd?")
+            }
+        } catch let error as ControlError {
+            return encode(ControlResponse<String>(error: error))
+        } catch {
+            return encode(ControlResponse<String>(error: ControlError(code: "internal", message: "\(error)")))
+        }
+    }
+
+    static func encode(_ value: some Encodable) -> String {
+        (try? ControlJSON.encode(value))
+            ?? #"{"ok":false,"error":{"code":"internal","message":"the reply could not be encoded"}}"#
+    }
+}
+
+/// The control API's names for session commands.
+struct SessionCommandName: RawRepresentable {
+    let command: SessionCommand
+    init?(rawValue: String) {
+        guard let command = SessionCommand(rawValue: rawValue) else { return nil }
+        self.command = command
+    }
+    var rawValue: String { command.rawValue }
+}

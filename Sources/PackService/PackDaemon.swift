@@ -1,0 +1,61 @@
+import Foundation
+import HandoffModel
+import Logging
+import PackSensors
+import PackStorage
+import ServiceLifecycle
+
+/// Assembles and runs `handoffd`: opens and recovers the journal, then runs the engine, the
+/// sensor sources and the control socket as services until SIGTERM or SIGINT.
+public enum PackDaemon {
+    public static func run(configuration: PackConfiguration, logger: Logger) async throws {
+        let databaseDirectory = (configuration.databasePath as NSString).deletingLastPathComponent
+        if !databaseDirectory.isEmpty {
+            try FileManager.default.createDirectory(
+                atPath: databaseDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        }
+        let database = try PackDatabase(path: configuration.databasePath, logger: logger)
+        let recovered = try database.recoverOpenSessions(now: PackClock.wall())
+
+        let mode: PackEngine.Mode = configuration.replayFile == nil ? .live : .replay
+        let engine = PackEngine(
+            database: database, configuration: configuration, mode: mode, sensors: [],
+            recoveredRuns: recovered.map(\.id.rawValue), logger: logger)
+
+        if let capturePath = configuration.captureFile {
+            var sensors: [SensorDescriptor] = []
+            if let replay = configuration.replayFile { sensors = try CaptureFileReader(path: replay).header.sensors }
+            let header = CaptureHeader(sensors: sensors, createdBy: "handoffd \(HandoffVersion.current)")
+            await engine.setCapture(try CaptureFileWriter(path: capturePath, header: header))
+            logger.info("Capturing every event to \(capturePath)")
+        }
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: EngineService(engine: engine))]
+        if let replay = configuration.replayFile {
+            services.append(
+                .init(
+                    service: ReplayService(
+                        engine: engine, path: replay, speed: configuration.replaySpeed, logger: logger),
+                    successTerminationBehavior: configuration.exitAfterReplay ? .gracefullyShutdownGroup : .ignore,
+                    failureTerminationBehavior: .gracefullyShutdownGroup))
+        } else {
+            services.append(.init(service: TickService(engine: engine)))
+        }
+        services.append(
+            .init(
+                service: ControlServer(path: configuration.socketPath, engine: engine, logger: logger),
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        logger.info(
+            "handoffd \(HandoffVersion.current) running",
+            metadata: [
+                "database": "\(configuration.databasePath)", "socket": "\(configuration.socketPath)",
+                "source": "\(configuration.replayFile.map { "replay \($0)" } ?? "live")",
+            ])
+        try await group.run()
+        logger.info("handoffd stopped")
+    }
+}

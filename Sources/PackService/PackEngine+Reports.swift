@@ -1,0 +1,137 @@
+import HandoffModel
+import PackControl
+import PackStorage
+import Recorder
+
+extension PackEngine {
+    func status() -> StatusReport {
+        let (monotonic, _) = now()
+        let snapshot = pipeline.recorder.snapshot(at: monotonic)
+        let fix = snapshot.gps
+        var report = StatusReport(
+            state: snapshot.state.rawValue,
+            gps: GPSReport(
+                fix: fix.mode == .none ? "none" : fix.mode == .twoD ? "2d" : "3d", lat: fix.latitude,
+                lon: fix.longitude,
+                altM: fix.altitudeMeters, hdop: fix.hdop, satellites: fix.satellitesUsed),
+            sensors: snapshot.sensors.map { s in
+                let counts = pipeline.decoding[s.id] ?? RunPipeline.DecodeCounts()
+                return SensorReport(
+                    id: s.id.rawValue, kind: s.kind.rawValue, name: sensors[s.id]?.name, link: s.link?.rawValue,
+                    lastSeenS: s.secondsSinceData.map { Format.rounded($0, 1) }, fresh: s.isFresh, inGap: s.inGap,
+                    decoded: counts.decoded, skipped: counts.skipped, rejected: counts.rejected,
+                    lastError: counts.lastError)
+            }, recoveredRuns: recoveredRuns, version: HandoffVersion.current)
+        if let session, snapshot.state == .recording || snapshot.state == .paused {
+            report.runId = session.id.rawValue
+            report.runUuid = session.uuid
+            report.startTime = CivilTime(session.startWall).iso8601()
+            report.elapsedS = snapshot.elapsedSeconds.map { Format.rounded($0, 1) }
+            report.timerS = snapshot.timerSeconds.map { Format.rounded($0, 1) }
+            report.distanceM = snapshot.distanceMeters.map { Format.rounded($0, 1) }
+            report.lap = snapshot.lapIndex
+            report.lapDistanceM = snapshot.lapDistanceMeters.map { Format.rounded($0, 1) }
+            report.points = snapshot.pointCount
+        }
+        report.hrBpm = snapshot.heartRateBPM
+        report.cadenceSpm = snapshot.cadenceSPM
+        report.speedMps = snapshot.speedMetersPerSecond.map { Format.rounded($0, 2) }
+        if let speed = snapshot.speedMetersPerSecond, speed >= 0.5 {
+            report.paceSPerKm = Format.rounded(1000 / speed, 0)
+        }
+        report.replay = replay
+        return report
+    }
+
+    func runs(limit: Int) throws(ControlError) -> [RunReport] {
+        do { return try database.runs(limit: max(1, min(limit, 10_000))).map { Self.report($0) } } catch {
+            throw ControlError(code: "storage", message: "could not read the runs: \(error)")
+        }
+    }
+
+    func show(_ reference: String) throws(ControlError) -> RunReport {
+        do {
+            guard let id = try database.resolveRun(reference), let record = try database.run(id) else {
+                throw ControlError(
+                    code: "no_such_run",
+                    message:
+                        "no run matches \"\(reference)\": give its number from `handoff runs`, `last`, or the start of its UUID"
+                )
+            }
+            var report = Self.report(record)
+            report.splits = record.summary?.splits.map {
+                SplitReport(
+                    km: $0.kilometer, distanceM: Format.rounded($0.distanceMeters, 1),
+                    timeS: Format.rounded($0.seconds, 1),
+                    paceSPerKm: $0.paceSecondsPerKilometer.map { Format.rounded($0, 1) },
+                    avgHrBpm: $0.averageHeartRate.map { Format.rounded($0, 1) })
+            }
+            report.laps = try database.laps(of: id).map { lap in
+                let s = lap.statistics
+                return LapReport(
+                    lap: lap.index, trigger: lap.trigger.rawValue, startElapsedS: lap.startElapsedSeconds,
+                    endElapsedS: lap.endElapsedSeconds, distanceM: Format.rounded(s.distanceMeters, 1),
+                    timerS: Format.rounded(s.timerSeconds, 1), movingS: s.movingSeconds,
+                    avgHrBpm: s.averageHeartRate.map { Format.rounded($0, 1) }, maxHrBpm: s.maximumHeartRate,
+                    avgCadenceSpm: s.averageCadence.map { Format.rounded($0, 1) },
+                    avgPaceSPerKm: s.averagePaceSecondsPerKilometer.map { Format.rounded($0, 1) })
+            }
+            report.events = try database.events(of: id).map {
+                EventReport(
+                    offsetS: Format.rounded(Double($0.offsetNanoseconds) / 1e9, 3), kind: $0.kind.rawValue,
+                    sensor: $0.sensor?.rawValue, detail: $0.detail)
+            }
+            return report
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError(code: "storage", message: "could not read the run: \(error)")
+        }
+    }
+
+    static func report(_ record: RunRecord) -> RunReport {
+        var report = RunReport(
+            id: record.id.rawValue, uuid: record.uuid, state: record.state.rawValue, source: record.source,
+            startTime: CivilTime(record.startWall).iso8601(), recovered: record.recovered,
+            queuedForUpload: record.queuedForUpload)
+        if let summary = record.summary {
+            let s = summary.statistics
+            report.distanceM = Format.rounded(s.distanceMeters, 1)
+            report.elapsedS = Format.rounded(summary.elapsedSeconds, 1)
+            report.timerS = Format.rounded(s.timerSeconds, 1)
+            report.movingS = s.movingSeconds
+            report.avgHrBpm = s.averageHeartRate.map { Format.rounded($0, 1) }
+            report.maxHrBpm = s.maximumHeartRate
+            report.avgCadenceSpm = s.averageCadence.map { Format.rounded($0, 1) }
+            report.avgPaceSPerKm = s.averagePaceSecondsPerKilometer.map { Format.rounded($0, 1) }
+            report.avgMovingPaceSPerKm = s.averageMovingPaceSecondsPerKilometer.map { Format.rounded($0, 1) }
+            report.maxSpeedMps = s.maximumSpeed.map { Format.rounded($0, 2) }
+            report.points = s.pointCount
+        }
+        return report
+    }
+
+    func commandReport(_ command: SessionCommand, stateBefore: SessionState, runBefore: Int64?) -> CommandReport {
+        let state = pipeline.recorder.state
+        let snapshot = pipeline.recorder.snapshot(at: now().0)
+        let distance = Format.distance(snapshot.distanceMeters ?? 0)
+        let elapsed = Format.duration(snapshot.elapsedSeconds ?? 0)
+        let run = session?.id.rawValue ?? runBefore
+        let message: String
+        switch command {
+        case .start: message = "Recording run \(run.map(String.init) ?? "?")."
+        case .pause: message = "Paused at \(elapsed), \(distance). `handoff resume` continues."
+        case .resume: message = "Recording again at \(elapsed), \(distance)."
+        case .lap: message = "Lap \((snapshot.lapIndex ?? 2) - 1) marked at \(distance)."
+        case .stop:
+            message =
+                "Run \(run.map(String.init) ?? "") finished: `handoff show \(run.map(String.init) ?? "last")` has its summary."
+        }
+        return CommandReport(state: state.rawValue, runId: run, message: message)
+    }
+}
+
+/// The version the pack reports.
+public enum HandoffVersion {
+    public static let current = "0.1.0"
+}

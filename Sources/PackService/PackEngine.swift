@@ -1,0 +1,251 @@
+import Foundation
+import HandoffModel
+import Logging
+import PackControl
+import PackSensors
+import PackStorage
+import Recorder
+import SensorCodecs
+
+/// The pack's heart: every sensor event and command goes through here, in one order, into the
+/// recorder, and what the recorder produces into the journal.
+///
+/// Live, events are stamped with the monotonic clock as they arrive; replayed, they keep the
+/// capture's times and the replay's latest event is "now". Either way the order in which this
+/// actor takes events is the order written to `--capture`, so any run can be replayed exactly.
+public actor PackEngine {
+    enum Mode: Sendable {
+        case live
+        case replay
+    }
+
+    let database: PackDatabase
+    let logger: Logger
+    let mode: Mode
+    var pipeline: RunPipeline
+    var sensors: [SensorID: SensorDescriptor] = [:]
+    var session: ActiveSession?
+    var pending: SessionBatch?
+    var capture: CaptureFileWriter?
+    var replay: ReplayReport?
+    let recoveredRuns: [Int64]
+    /// The latest event's times, which are "now" during a replay.
+    var lastMonotonic: MonotonicInstant?
+    var lastWall: WallInstant?
+    var decodeErrorsLogged = 0
+
+    struct ActiveSession {
+        var id: SessionID
+        var uuid: String
+        var startWall: WallInstant
+    }
+
+    init(
+        database: PackDatabase, configuration: PackConfiguration, mode: Mode, sensors: [SensorDescriptor],
+        recoveredRuns: [Int64], logger: Logger
+    ) {
+        self.database = database
+        self.logger = logger
+        self.mode = mode
+        self.recoveredRuns = recoveredRuns
+        pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
+        for sensor in sensors { self.sensors[sensor.id] = sensor }
+    }
+
+    // MARK: Inputs
+
+    /// Takes an event from a replay (with its own times) or a live source (already stamped).
+    public func ingest(_ event: CaptureEvent) async {
+        lastMonotonic = event.monotonic
+        if let wall = event.wall { lastWall = wall }
+        if let capture {
+            do { try capture.write(event) } catch {
+                logger.error(
+                    "Could not write the capture; capturing stops, recording goes on", metadata: ["error": "\(error)"])
+                self.capture = nil
+            }
+        }
+        let step = pipeline.process(event)
+        if let reason = step.decodeError, case .payload(let sensor, _, _) = event.body {
+            decodeErrorsLogged += 1
+            if decodeErrorsLogged <= 20 || decodeErrorsLogged % 1000 == 0 {
+                logger.notice("Rejected a reading", metadata: ["sensor.id": "\(sensor)", "reason": "\(reason)"])
+            }
+        }
+        if let error = step.commandError, case .command(let command) = event.body {
+            logger.notice("Command \(command.rawValue) does not apply: \(error)")
+        }
+        await handle(step.outputs)
+    }
+
+    /// A session command from the CLI or the button, stamped now.
+    func command(_ command: SessionCommand) async throws(ControlError) -> CommandReport {
+        let (monotonic, wall) = now()
+        let before = pipeline.recorder.state
+        let runBefore = session?.id.rawValue
+        let event = CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command))
+        lastMonotonic = monotonic
+        lastWall = wall
+        if let capture { try? capture.write(event) }
+        let step = pipeline.process(event)
+        await handle(step.outputs)
+        if let error = step.commandError {
+            throw ControlError(code: Self.code(for: error), message: error.description)
+        }
+        return commandReport(command, stateBefore: before, runBefore: runBefore)
+    }
+
+    /// A clock tick (live only): emits the points that are due although no sensor spoke.
+    func tick() async {
+        guard mode == .live else { return }
+        await handle(pipeline.advance(to: PackClock.monotonic()))
+    }
+
+    /// "Now" for commands and status: the clock live, the replay's latest event otherwise.
+    func now() -> (MonotonicInstant, WallInstant?) {
+        switch mode {
+        case .live: (PackClock.monotonic(), PackClock.wall())
+        case .replay: (lastMonotonic ?? MonotonicInstant(nanoseconds: 0), lastWall)
+        }
+    }
+
+    // MARK: Outputs
+
+    /// Turns recorder outputs into journal writes: every point is committed before the next
+    /// event is taken, so at most the second in flight is lost to a crash.
+    func handle(_ outputs: [RecorderOutput]) async {
+        guard !outputs.isEmpty else { return }
+        var commitNow = false
+        for output in outputs {
+            switch output {
+            case .started(let start):
+                await startSession(start)
+            case .point(let point):
+                pending?.points.append(point)
+                commitNow = true
+                logger.trace("recorded point \(point.elapsedSeconds)", metadata: sessionMetadata)
+            case .rrIntervals(let batch):
+                pending?.rrIntervals.append(batch)
+            case .event(let event):
+                pending?.events.append(event)
+                if event.kind == .pause { pending?.state = .paused }
+                if event.kind == .resume { pending?.state = .recording }
+                if event.kind == .pause || event.kind == .resume { commitNow = true }
+            case .lap(let lap):
+                pending?.laps.append(lap)
+            case .finished(let summary):
+                pending?.finish = SessionBatch.Finish(summary: summary, wall: now().1 ?? PackClock.wall())
+                commitNow = true
+                logger.info(
+                    "Run \(session.map { "\($0.id)" } ?? "?") finished: \(Format.distance(summary.statistics.distanceMeters)) in \(Format.duration(summary.elapsedSeconds))",
+                    metadata: sessionMetadata)
+            }
+        }
+        if commitNow { await commit() }
+    }
+
+    private var sessionMetadata: Logger.Metadata {
+        guard let session else { return [:] }
+        return ["session.id": "\(session.id)"]
+    }
+
+    func startSession(_ start: SessionStart) async {
+        await commit()  // anything left of a previous run
+        let uuid = UUID().uuidString.lowercased()
+        let wall = start.wall ?? PackClock.wall()
+        do {
+            try database.registerSensors(Array(sensors.values).sorted { $0.id < $1.id })
+            let id = try database.beginSession(
+                uuid: uuid, startMonotonic: start.monotonic, startWall: wall,
+                source: replay.map { "replay:" + $0.file } ?? "live")
+            session = ActiveSession(id: id, uuid: uuid, startWall: wall)
+            pending = SessionBatch(session: id)
+            logger.info("Run \(id) started", metadata: ["session.id": "\(id)", "session.uuid": "\(uuid)"])
+        } catch {
+            // Without a session row nothing can be journaled; say so loudly. The recorder keeps
+            // running so that status still shows the sensors.
+            logger.critical("Could not create the run in the journal: \(error)")
+        }
+    }
+
+    /// Writes the pending batch. A failed write keeps the batch for the next attempt.
+    func commit() async {
+        guard let batch = pending, !batch.isEmpty else { return }
+        pending = SessionBatch(session: batch.session)
+        do {
+            try await database.commit(batch)
+        } catch {
+            logger.error("Could not commit to the journal; will retry", metadata: ["error": "\(error)"])
+            var retry = batch
+            if let newer = pending { retry.append(newer) }
+            pending = retry
+            return
+        }
+        if batch.finish != nil, session?.id == batch.session {
+            session = nil
+            if pending?.isEmpty ?? true { pending = nil }
+        }
+    }
+
+    // MARK: Lifecycle
+
+    func setCapture(_ writer: CaptureFileWriter?) { capture = writer }
+
+    func beginReplay(header: CaptureHeader, file: String, speed: ReplaySpeed) {
+        for sensor in header.sensors where sensors[sensor.id] == nil {
+            sensors[sensor.id] = sensor
+            pipeline.register(sensor)
+        }
+        replay = ReplayReport(
+            file: file, speed: speed.description, events: 0, progress: 0, finished: false,
+            simulatedDistanceM: header.simulation.map { Format.rounded($0.routeDistanceMeters, 2) },
+            simulatedAvgHrBpm: header.simulation.map { Format.rounded($0.averageHeartRate, 2) })
+    }
+
+    func replayProgress(events: Int, progress: Double) {
+        replay?.events = events
+        replay?.progress = progress
+    }
+
+    func endReplay(events: Int, skippedLines: [CaptureLineError]) async {
+        replay?.events = events
+        replay?.progress = 1
+        replay?.finished = true
+        await commit()
+        if !skippedLines.isEmpty {
+            logger.warning(
+                "The capture had \(skippedLines.count) unreadable line(s); they were skipped",
+                metadata: ["first": "\(skippedLines[0])"])
+        }
+        logger.info("Replay finished", metadata: ["events": "\(events)"])
+    }
+
+    /// On shutdown (SIGTERM): a run in progress is finished now, committed, and the journal
+    /// checkpointed, so that a pack switched off at the end of a run has that run complete.
+    func shutdown() async {
+        if pipeline.recorder.state == .recording || pipeline.recorder.state == .paused {
+            let (monotonic, wall) = now()
+            let event = CaptureEvent(monotonic: monotonic, wall: wall, body: .command(.stop))
+            if let capture { try? capture.write(event) }
+            await handle(pipeline.process(event).outputs)
+            logger.notice("Finished the run in progress because handoffd is stopping")
+        }
+        await commit()
+        if let batch = pending, !batch.isEmpty {
+            logger.critical("Stopping with \(batch.points.count) points not committed: the journal refused them")
+        }
+        do { try database.checkpoint() } catch { logger.warning("Checkpoint failed: \(error)") }
+    }
+
+    static func code(for error: RecorderError) -> String {
+        switch error {
+        case .notRecording: "not_recording"
+        case .alreadyRecording: "already_recording"
+        case .alreadyPaused: "already_paused"
+        case .notPaused: "not_paused"
+        case .notStarted: "not_started"
+        case .alreadyFinished: "already_finished"
+        case .emptyLap: "empty_lap"
+        }
+    }
+}

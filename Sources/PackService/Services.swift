@@ -1,0 +1,90 @@
+import Foundation
+import HandoffModel
+import Logging
+import PackSensors
+import SensorCodecs
+import ServiceLifecycle
+import Synchronization
+
+/// Owns the engine's lifetime: first to start, last to stop, so that every other service has
+/// stopped feeding it before it finishes the run in progress and checkpoints the journal.
+struct EngineService: Service {
+    let engine: PackEngine
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await engine.shutdown()
+    }
+}
+
+/// Ticks the recorder once a second while live, so that points are written even when no sensor
+/// speaks.
+struct TickService: Service {
+    let engine: PackEngine
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(1))
+                await engine.tick()
+            }
+        }
+    }
+}
+
+/// Replays a capture file into the engine at a speed factor (or as fast as it records).
+struct ReplayService: Service {
+    let engine: PackEngine
+    let path: String
+    let speed: ReplaySpeed
+    let logger: Logger
+
+    func run() async throws {
+        let reader: CaptureFileReader
+        do { reader = try CaptureFileReader(path: path) } catch {
+            logger.error("Cannot replay \(path): \(error)")
+            throw error
+        }
+        await engine.beginReplay(header: reader.header, file: path, speed: speed)
+        logger.info("Replaying \(path) at \(speed)", metadata: ["sensors": "\(reader.header.sensors.count)"])
+        let clock = ContinuousClock()
+        let realStart = clock.now
+        var firstMonotonic: MonotonicInstant?
+        var count = 0
+        let size = max(1, reader.size)
+        let stopping = StopFlag()
+        await withGracefulShutdownHandler {
+            do {
+                // Between events at most a second passes at 1x, so the flag is seen promptly.
+                while !stopping.isSet, let event = try reader.next() {
+                    if case .factor(let factor) = speed {
+                        let first = firstMonotonic ?? event.monotonic
+                        firstMonotonic = first
+                        let offset = Double(event.monotonic.nanoseconds - first.nanoseconds) / factor
+                        let due = realStart.advanced(by: .nanoseconds(Int64(offset)))
+                        while !stopping.isSet, due > clock.now {
+                            try await clock.sleep(until: min(due, clock.now.advanced(by: .milliseconds(250))))
+                        }
+                    }
+                    await engine.ingest(event)
+                    count += 1
+                    if count % 200 == 0 {
+                        await engine.replayProgress(events: count, progress: Double(reader.position) / Double(size))
+                    }
+                }
+            } catch {
+                logger.error("Replay stopped: \(error)")
+            }
+        } onGracefulShutdown: {
+            stopping.set()
+        }
+        await engine.endReplay(events: count, skippedLines: reader.skipped)
+    }
+}
+
+/// A one-way flag set from a shutdown handler and read by a loop.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}

@@ -1,0 +1,110 @@
+import GRDB
+
+extension PackDatabase {
+    /// Migrations are appended, never edited: a pack in the field may hold any earlier version.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: sensors, sessions, points, RR intervals, laps, splits, events, outbox") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sensor (
+                        id INTEGER PRIMARY KEY,
+                        key TEXT NOT NULL UNIQUE,
+                        kind TEXT NOT NULL,
+                        name TEXT,
+                        address TEXT,
+                        transport TEXT
+                    );
+                    CREATE TABLE session (
+                        id INTEGER PRIMARY KEY,
+                        uuid TEXT NOT NULL UNIQUE,
+                        state TEXT NOT NULL CHECK (state IN ('recording', 'paused', 'finished')),
+                        source TEXT NOT NULL,
+                        start_wall_ns INTEGER NOT NULL,
+                        start_mono_ns INTEGER NOT NULL,
+                        recovered INTEGER NOT NULL DEFAULT 0,
+                        elapsed_s REAL,
+                        timer_s REAL,
+                        moving_s INTEGER,
+                        distance_m REAL,
+                        avg_hr_bpm REAL,
+                        max_hr_bpm INTEGER,
+                        avg_cadence_spm REAL,
+                        max_speed_mps REAL,
+                        point_count INTEGER
+                    );
+                    CREATE TABLE point (
+                        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                        elapsed_s INTEGER NOT NULL,
+                        lat REAL,
+                        lon REAL,
+                        alt_m REAL,
+                        fix INTEGER NOT NULL,
+                        hdop REAL,
+                        speed_mps REAL,
+                        distance_m REAL NOT NULL,
+                        hr_bpm INTEGER,
+                        cadence_spm INTEGER,
+                        moving INTEGER NOT NULL,
+                        hr_sensor INTEGER REFERENCES sensor(id),
+                        footpod_sensor INTEGER REFERENCES sensor(id),
+                        gps_sensor INTEGER REFERENCES sensor(id),
+                        PRIMARY KEY (session_id, elapsed_s)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE rr_interval (
+                        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                        sensor_id INTEGER NOT NULL REFERENCES sensor(id),
+                        offset_ns INTEGER NOT NULL,
+                        seq INTEGER NOT NULL,
+                        rr_1024 INTEGER NOT NULL CHECK (rr_1024 BETWEEN 0 AND 65535),
+                        PRIMARY KEY (session_id, sensor_id, offset_ns, seq)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE lap (
+                        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                        lap_index INTEGER NOT NULL,
+                        trigger TEXT NOT NULL,
+                        start_elapsed_s INTEGER NOT NULL,
+                        end_elapsed_s INTEGER NOT NULL,
+                        distance_m REAL NOT NULL,
+                        timer_s REAL NOT NULL,
+                        moving_s INTEGER NOT NULL,
+                        avg_hr_bpm REAL,
+                        max_hr_bpm INTEGER,
+                        avg_cadence_spm REAL,
+                        max_speed_mps REAL,
+                        point_count INTEGER NOT NULL,
+                        PRIMARY KEY (session_id, lap_index)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE split (
+                        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                        km INTEGER NOT NULL,
+                        distance_m REAL NOT NULL,
+                        seconds REAL NOT NULL,
+                        avg_hr_bpm REAL,
+                        PRIMARY KEY (session_id, km)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE event (
+                        id INTEGER PRIMARY KEY,
+                        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                        offset_ns INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        sensor_id INTEGER REFERENCES sensor(id),
+                        detail TEXT
+                    );
+                    CREATE INDEX event_by_session ON event(session_id, offset_ns);
+                    -- A finished run waits here until the group store acknowledges it. No cascade:
+                    -- a run that has not been uploaded cannot be deleted by accident.
+                    CREATE TABLE outbox (
+                        session_id INTEGER PRIMARY KEY REFERENCES session(id),
+                        enqueued_wall_ns INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_attempt_wall_ns INTEGER,
+                        last_error TEXT,
+                        next_attempt_wall_ns INTEGER,
+                        synced_wall_ns INTEGER
+                    );
+                    """)
+        }
+        return migrator
+    }
+}

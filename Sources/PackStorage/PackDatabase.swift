@@ -1,0 +1,98 @@
+import GRDB
+import HandoffModel
+import Logging
+import Synchronization
+
+/// The pack's SQLite journal: sensors, sessions, record points, RR intervals, laps, splits,
+/// events and the upload outbox. It owns the database connection(s); its methods are named for
+/// what they do.
+///
+/// On disk it is a WAL database with `synchronous = FULL`: a commit is on the card when it
+/// returns, so a power cut loses at most the points not yet committed (the recorder commits
+/// every second).
+public final class PackDatabase: Sendable {
+    let writer: any DatabaseWriter
+    let logger: Logger
+    /// Sensor keys to their row ids, so that points need no lookup.
+    let sensorRows = Mutex<[SensorID: Int64]>([:])
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    public convenience init(path: String, logger: Logger = Logger(label: "handoff.storage")) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        configuration.busyMode = .timeout(5)
+        try self.init(writer: DatabasePool(path: path, configuration: configuration), logger: logger)
+    }
+
+    /// An in-memory database, for tests.
+    public static func inMemory(logger: Logger = Logger(label: "handoff.storage")) throws -> PackDatabase {
+        try PackDatabase(writer: DatabaseQueue(), logger: logger)
+    }
+
+    init(writer: any DatabaseWriter, logger: Logger) throws {
+        self.writer = writer
+        self.logger = logger
+        try Self.migrator.migrate(writer)
+    }
+
+    /// The result of SQLite's `PRAGMA integrity_check`: `ok` when the file is sound.
+    public func integrityCheck() throws -> String {
+        try writer.read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+        }
+    }
+
+    /// The journal mode in effect (`wal` on disk).
+    public func journalMode() throws -> String {
+        try writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
+    }
+
+    /// Writes the WAL back into the database file (on a clean shutdown).
+    public func checkpoint() throws {
+        guard writer is DatabasePool else { return }
+        try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
+    /// The row id of a sensor, inserting it (with the kind the caller knows) if it is new.
+    func sensorRow(_ db: Database, _ id: SensorID, kind: SensorKind) throws -> Int64 {
+        if let row = sensorRows.withLock({ $0[id] }) { return row }
+        let row: Int64
+        if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sensor WHERE key = ?", arguments: [id.rawValue]) {
+            row = existing
+        } else {
+            try db.execute(
+                sql: "INSERT INTO sensor (key, kind) VALUES (?, ?)", arguments: [id.rawValue, kind.rawValue])
+            row = db.lastInsertedRowID
+        }
+        sensorRows.withLock { $0[id] = row }
+        return row
+    }
+
+    /// Records what is known of sensors (names, addresses), keeping their rows.
+    public func registerSensors(_ sensors: [SensorDescriptor]) throws {
+        try writer.write { db in
+            for sensor in sensors {
+                try db.execute(
+                    sql: """
+                        INSERT INTO sensor (key, kind, name, address, transport) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (key) DO UPDATE SET kind = excluded.kind,
+                            name = coalesce(excluded.name, name), address = coalesce(excluded.address, address),
+                            transport = coalesce(excluded.transport, transport)
+                        """,
+                    arguments: [
+                        sensor.id.rawValue, sensor.kind.rawValue, sensor.name, sensor.address, sensor.transport,
+                    ])
+            }
+        }
+    }
+}
+
+/// A session's row id.
+public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var rawValue: Int64
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { String(rawValue) }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PackControl
+import PackService
+
+/// `handoffd`: the pack's recording service.
+@main
+struct HandoffDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handoffd",
+        abstract: "The Handoff pack's recording service.",
+        discussion: """
+            Reads the pack's sensors (for now: a replayed capture), records runs into its SQLite journal, \
+            and answers the `handoff` CLI on a Unix socket. Settings come from the configuration file \
+            (docs/configuration.md), then from these flags. SIGTERM finishes the run in progress and exits.
+            """)
+
+    @Option(
+        help: "Configuration file (default: /etc/handoff/handoff.toml as root, else ~/.config/handoff/handoff.toml).")
+    var config: String?
+
+    @Option(
+        help: "The SQLite journal (default: /var/lib/handoff/handoff.sqlite as root, else ~/.local/state/handoff/).")
+    var database: String?
+
+    @Option(help: "The control socket (default: /run/handoff/control.sock as root, else $XDG_RUNTIME_DIR/handoff/).")
+    var socket: String?
+
+    @Option(help: "Replay this capture instead of reading live sensors.")
+    var replay: String?
+
+    @Option(help: "Replay speed: a factor of real time, or `max`.")
+    var speed: String?
+
+    @Flag(help: "Stop once the replay has been recorded (finishing the run if the capture did not).")
+    var exitAfterReplay = false
+
+    @Option(help: "Write every event taken, live or replayed, to this capture file.")
+    var capture: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    func validate() throws {
+        if let speed, ReplaySpeed(speed) == nil {
+            throw ValidationError("--speed must be a positive number or `max`, not \(speed)")
+        }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        if exitAfterReplay && replay == nil { throw ValidationError("--exit-after-replay needs --replay FILE") }
+    }
+
+    func run() async throws {
+        var configuration = PackConfiguration()
+        let configPath = config ?? ControlPaths.defaultConfiguration
+        if FileManager.default.fileExists(atPath: configPath) {
+            do { try configuration.apply(tomlAt: configPath) } catch {
+                FileHandle.standardError.write(Data("handoffd: \(error)\n".utf8))
+                throw ExitCode(78)  // EX_CONFIG
+            }
+        } else if config != nil {
+            FileHandle.standardError.write(Data("handoffd: the configuration file \(configPath) does not exist\n".utf8))
+            throw ExitCode(78)
+        }
+        if let database { configuration.databasePath = database }
+        if let socket { configuration.socketPath = socket }
+        if let replay { configuration.replayFile = replay }
+        if let speed { configuration.replaySpeed = ReplaySpeed(speed)! }
+        if exitAfterReplay { configuration.exitAfterReplay = true }
+        if let capture { configuration.captureFile = capture }
+        if let logLevel { configuration.logLevel = Logger.Level(rawValue: logLevel)! }
+
+        let level = configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "handoffd")
+        do {
+            try await PackDaemon.run(configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("handoffd cannot run: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import PackControl
+import SensorCodecs
+import TestSupport
+import Testing
+
+@Suite("handoff decode, simulate and demo")
+struct CLITests {
+    @Test("decode hrm prints the measurement with RR intervals exactly as sent")
+    func decodeHeartRate() throws {
+        let result = try handoff(["decode", "hrm", "16", "48", "54", "03", "60", "03"])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == #"{"contact":"detected","format":"uint8","hr_bpm":72,"rr_1024":[852,864],"rr_ms":[832.03,843.75]}"#
+                + "\n")
+    }
+
+    @Test("decode reads standard input line by line and marks bad lines without stopping")
+    func decodeStream() throws {
+        let input = """
+            # a comment
+            02 00 05 50 ff ff 00 01
+            00 80
+            00 80 02 50
+            """
+        let result = try handoff(["decode", "rsc"], stdin: input)
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0].contains(#""speed_mps":5"#) && lines[0].contains(#""total_distance_m":1684275.1"#))
+        #expect(lines[1].contains(#""error":"value too short: instantaneous speed needs 2 bytes, 1 left""#))
+        #expect(lines[2].contains(#""cadence_spm":80"#))
+    }
+
+    @Test("decode nmea names fields as gpsd's TPV does", .enabled(if: Fixtures.available))
+    func decodeNMEA() throws {
+        let log = try Fixtures.text("gpsd/ublox-neo-m9n-nmea.log")
+        let result = try handoff(["decode", "nmea"], stdin: log)
+        let first = try #require(result.stdout.split(separator: "\n").first { $0.contains(#""sentence":"RMC""#) })
+        let object = try JSONSerialization.jsonObject(with: Data(first.utf8)) as! [String: Any]
+        #expect(object["time"] as? String == "2020-07-11T22:37:45.000Z")
+        #expect(abs((object["lat"] as? Double ?? 0) - 38.110494) < 1e-9)
+        #expect(object["mode"] as? Int == 2)
+    }
+
+    @Test("simulate writes a capture the codec reads, with the truth in its header")
+    func simulate() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.path + "/run.jsonl"
+        let result = try handoff(["simulate", "--seed", "3", "--minutes", "2", "-o", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("Wrote \(path)"))
+        let first = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")[0]
+        let header = try CaptureCodec.decodeHeader(String(first))
+        #expect(header.simulation?.seed == 3)
+        #expect(try handoff(["simulate", "--minutes", "0"]).status != 0)
+    }
+
+    @Test("The README's demo: distance within 0.5 % of the simulated route and HR within 1 bpm")
+    func demo() throws {
+        let result = try handoff(
+            ["demo", "--speed", "max", "--json"],
+            environment: ProcessInfo.processInfo.environment.merging(["HANDOFF_DEMO_CAPTURE": demoCapturePath]) { $1 })
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        let run = try #require(object["run"] as? [String: Any])
+        let error = try #require(object["distance_error_pct"] as? Double)
+        #expect(abs(error) < 0.5)
+        let avg = try #require(run["avg_hr_bpm"] as? Double)
+        let truth = try #require(object["simulated_avg_hr_bpm"] as? Double)
+        #expect(abs(avg - truth) < 1)
+    }
+}

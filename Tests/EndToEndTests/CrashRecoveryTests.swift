@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import PackControl
+import TestSupport
+import Testing
+
+@Suite("Crash and power-cut recovery", .serialized)
+struct CrashRecoveryTests {
+    /// The highest point handoffd said it recorded (logged at trace level before its commit).
+    static func lastLoggedPoint(_ log: String) -> Int? {
+        log.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: "recorded point ") else { return nil }
+            return Int(line[range.upperBound...].prefix(while: \.isNumber))
+        }.max()
+    }
+
+    @Test(
+        "SIGKILL at 20 random moments while recording: each run is recovered, the journal is sound, at most 2 s of points are lost"
+    )
+    func killTwentyTimes() async throws {
+        let dir = try TemporaryDirectory("handoff-kill")
+        defer { dir.remove() }
+        var random = SystemRandomNumberGenerator()
+        var moments: [Double] = []
+        for run in 1...20 {
+            let daemon = try Daemon(
+                in: dir, arguments: ["--replay", demoCapturePath, "--speed", "25", "--log-level", "trace"],
+                logName: "run\(run).log")
+            try await daemon.waitUntilReady()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !daemon.log.contains("Run \(run) started") {
+                guard ContinuousClock.now < deadline else {
+                    throw DaemonFailure("run \(run) never started: \(daemon.log)")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let moment = Double.random(in: 0.05...2.0, using: &random)
+            moments.append(moment)
+            try await Task.sleep(for: .milliseconds(Int(moment * 1000)))
+            daemon.kill()
+            let logged = Self.lastLoggedPoint(daemon.log) ?? 0
+
+            // Start again: the open run is recovered before anything else happens.
+            let restarted = try Daemon(in: dir, arguments: [], logName: "recover\(run).log")
+            let status = try await restarted.waitUntilReady()
+            restarted.terminate()
+            #expect(status.recoveredRuns == [Int64(run)], "run \(run), killed \(moment) s in")
+            #expect(restarted.log.contains("Recovered a run left open by a crash or power cut"))
+
+            let journal = try restarted.openDatabase().read { db in
+                (
+                    integrity: try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+                    session: try Row.fetchOne(
+                        db, sql: "SELECT state, recovered FROM session WHERE id = ?", arguments: [run]),
+                    elapsed: try Int.fetchAll(
+                        db, sql: "SELECT elapsed_s FROM point WHERE session_id = ? ORDER BY elapsed_s", arguments: [run]
+                    ),
+                    outbox: try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM outbox WHERE session_id = ?", arguments: [run]),
+                    lastEvent: try String.fetchOne(
+                        db, sql: "SELECT kind FROM event WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+                        arguments: [run])
+                )
+            }
+            #expect(journal.integrity == "ok")
+            let session = try #require(journal.session)
+            #expect(session["state"] as String == "finished")
+            #expect(session["recovered"] as Bool == true)
+            let last = journal.elapsed.last ?? -1
+            #expect(
+                last >= logged - 2, "run \(run): handoffd had recorded point \(logged), the journal kept up to \(last)")
+            #expect(journal.elapsed == Array(0..<journal.elapsed.count), "run \(run): points missing inside the run")
+            #expect(journal.outbox == 1)
+            #expect(journal.lastEvent == "recovered")
+        }
+        print("killed at", moments.map { Double(Int($0 * 1000)) / 1000 })
+    }
+}
