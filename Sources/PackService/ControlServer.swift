@@ -26,8 +26,10 @@ final class ControlServer: Service {
 
     func run() async throws {
         let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        }
         let listener: UnixListener
         do { listener = try UnixListener(path: path, mode: 0o660) } catch {
             if error.errno == EADDRINUSE {

@@ -1,13 +1,36 @@
+import Dispatch
 import Foundation
 import HandoffModel
 import Logging
 import PackSensors
 import PackStorage
 import ServiceLifecycle
+import Synchronization
 
 /// Assembles and runs `handoffd`: opens and recovers the journal, then runs the engine, the
 /// sensor sources and the control socket as services until SIGTERM or SIGINT.
 public enum PackDaemon {
+    /// Runs the daemon on the cooperative pool while the calling (main) thread waits for it.
+    ///
+    /// `handoffd`'s main is synchronous on purpose: an async `main` that suspends hands the main
+    /// thread to `dispatch_main`, whose `sigsuspend` crashes valgrind 3.19 (Debian 12), and the
+    /// instruction benchmarks in BENCHMARKS.md run `handoffd` under callgrind.
+    public static func runBlocking(configuration: PackConfiguration, logger: Logger) throws {
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                try await run(configuration: configuration, logger: logger)
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0! }.get()
+    }
+
     public static func run(configuration: PackConfiguration, logger: Logger) async throws {
         let databaseDirectory = (configuration.databasePath as NSString).deletingLastPathComponent
         if !databaseDirectory.isEmpty {

@@ -6,7 +6,7 @@ import PackService
 
 /// `handoffd`: the pack's recording service.
 @main
-struct HandoffDaemon: AsyncParsableCommand {
+struct HandoffDaemon: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoffd",
         abstract: "The Handoff pack's recording service.",
@@ -52,7 +52,7 @@ struct HandoffDaemon: AsyncParsableCommand {
         if exitAfterReplay && replay == nil { throw ValidationError("--exit-after-replay needs --replay FILE") }
     }
 
-    func run() async throws {
+    func run() throws {
         var configuration = PackConfiguration()
         let configPath = config ?? ControlPaths.defaultConfiguration
         if FileManager.default.fileExists(atPath: configPath) {
@@ -80,7 +80,7 @@ struct HandoffDaemon: AsyncParsableCommand {
         }
         let logger = Logger(label: "handoffd")
         do {
-            try await PackDaemon.run(configuration: configuration, logger: logger)
+            try PackDaemon.runBlocking(configuration: configuration, logger: logger)
         } catch {
             logger.critical("handoffd cannot run: \(error)")
             throw ExitCode.failure

@@ -79,6 +79,9 @@ struct DaemonTests {
         let daemon = try Daemon(in: dir, arguments: [])
         defer { daemon.terminate() }
         try await daemon.waitUntilReady()
+        // Only the service's user and group may control the pack.
+        let mode = try FileManager.default.attributesOfItem(atPath: daemon.socket)[.posixPermissions] as? Int
+        #expect(mode == 0o660)
         let socket = ["--socket", daemon.socket]
         var result = try handoff(["pause"] + socket)
         #expect(result.status == 1 && result.stderr.contains("no run has started"))
