@@ -38,6 +38,7 @@ let package = Package(
             dependencies: [
                 "HandoffModel", "Recorder",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "PackControl", dependencies: ["HandoffModel"]),

@@ -21,8 +21,9 @@ public final class CaptureFileReader {
         lines = try LineReader(path: path)
         var headerLine: (number: Int, text: String)?
         while let line = try lines.next() {
-            if !line.text.allSatisfy(\.isWhitespace) {
-                headerLine = line
+            let text = String(decoding: line.bytes, as: UTF8.self)
+            if !text.allSatisfy(\.isWhitespace) {
+                headerLine = (line.number, text)
                 break
             }
         }
@@ -35,8 +36,8 @@ public final class CaptureFileReader {
     /// The next event, or `nil` at the end of the file.
     public func next() throws -> CaptureEvent? {
         while let line = try lines.next() {
-            if line.text.allSatisfy(\.isWhitespace) { continue }
-            do { return try CaptureCodec.decodeEvent(line.text) } catch {
+            if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do { return try CaptureCodec.decodeEvent(line.bytes) } catch {
                 if skipped.count < 1000 { skipped.append(CaptureLineError(line: line.number, error: error)) }
             }
         }
@@ -82,24 +83,25 @@ final class LineReader {
 
     deinit { close(fd) }
 
-    func next() throws -> (number: Int, text: String)? {
+    /// The next line's bytes, without its line ending.
+    func next() throws -> (number: Int, bytes: [UInt8])? {
         while true {
             if let newline = buffer[start...].firstIndex(of: 0x0A) {
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
-                let text = String(decoding: buffer[start..<end], as: UTF8.self)
+                let bytes = Array(buffer[start..<end])
                 position += newline + 1 - start
                 start = newline + 1
                 lineNumber += 1
-                return (lineNumber, text)
+                return (lineNumber, bytes)
             }
             if atEnd {
                 guard start < buffer.count else { return nil }
-                let text = String(decoding: buffer[start...], as: UTF8.self)
+                let bytes = Array(buffer[start...])
                 position += buffer.count - start
                 start = buffer.count
                 lineNumber += 1
-                return (lineNumber, text)
+                return (lineNumber, bytes)
             }
             if start > 0 {
                 buffer.removeSubrange(0..<start)

@@ -39,14 +39,24 @@ extension PackDatabase {
                         distance_m, hr_bpm, cadence_spm, moving, hr_sensor, footpod_sensor, gps_sensor)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
+            var row = RawInsert(insert)
             for p in batch.points {
-                let hr = try p.heartRateSensor.map { try sensorRow(db, $0, kind: .heartRate) }
-                let pod = try p.footpodSensor.map { try sensorRow(db, $0, kind: .footpod) }
-                let gps = try p.gpsSensor.map { try sensorRow(db, $0, kind: .gps) }
-                try insert.execute(arguments: [
-                    session, p.elapsedSeconds, p.latitude, p.longitude, p.altitudeMeters, p.gpsFix.rawValue, p.hdop,
-                    p.speedMetersPerSecond, p.distanceMeters, p.heartRateBPM, p.cadenceSPM, p.isMoving, hr, pod, gps,
-                ])
+                row.bind(session)
+                row.bind(p.elapsedSeconds)
+                row.bind(p.latitude)
+                row.bind(p.longitude)
+                row.bind(p.altitudeMeters)
+                row.bind(p.gpsFix.rawValue)
+                row.bind(p.hdop)
+                row.bind(p.speedMetersPerSecond)
+                row.bind(p.distanceMeters)
+                row.bind(p.heartRateBPM)
+                row.bind(p.cadenceSPM)
+                row.bind(p.isMoving)
+                row.bind(try p.heartRateSensor.map { try sensorRow(db, $0, kind: .heartRate) })
+                row.bind(try p.footpodSensor.map { try sensorRow(db, $0, kind: .footpod) })
+                row.bind(try p.gpsSensor.map { try sensorRow(db, $0, kind: .gps) })
+                try row.step(db)
             }
         }
         if !batch.rrIntervals.isEmpty {
@@ -57,8 +67,14 @@ extension PackDatabase {
                     """)
             for rr in batch.rrIntervals {
                 let sensor = try sensorRow(db, rr.sensor, kind: .heartRate)
+                var row = RawInsert(insert)
                 for (seq, value) in rr.intervals1024ths.enumerated() {
-                    try insert.execute(arguments: [session, sensor, rr.offsetNanoseconds, seq, Int(value)])
+                    row.bind(session)
+                    row.bind(sensor)
+                    row.bind(rr.offsetNanoseconds)
+                    row.bind(seq)
+                    row.bind(Int(value))
+                    try row.step(db)
                 }
             }
         }

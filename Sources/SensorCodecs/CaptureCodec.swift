@@ -125,6 +125,11 @@ public enum CaptureCodec {
 
     /// Reads an event line.
     public static func decodeEvent(_ line: String) throws(CaptureError) -> CaptureEvent {
+        try decodeEvent(Array(line.utf8))
+    }
+
+    /// Reads an event line from its bytes (as a capture file holds them).
+    public static func decodeEvent(_ line: [UInt8]) throws(CaptureError) -> CaptureEvent {
         let object = try parseObject(line)
         if object[headerKey] != nil { throw .unexpectedHeader }
         let mono = MonotonicInstant(nanoseconds: try requiredInteger(object, "mono_ns"))
@@ -163,6 +168,10 @@ public enum CaptureCodec {
     }
 
     private static func parseObject(_ line: String) throws(CaptureError) -> JSONObject {
+        try parseObject(Array(line.utf8))
+    }
+
+    private static func parseObject(_ line: [UInt8]) throws(CaptureError) -> JSONObject {
         let value: JSONValue
         do { value = try JSONParser.parse(line) } catch { throw .notJSON(error) }
         guard let object = value.objectValue else { throw .notAnObject }

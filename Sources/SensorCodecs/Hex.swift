@@ -16,12 +16,17 @@ public enum Hex {
     /// Parses hex digits (either case). Spaces, colons, dashes and a leading `0x` between
     /// bytes are accepted, so `16 48 54 01`, `16:48:54:01` and `0x16485401` all work.
     public static func decode(_ text: some StringProtocol) throws(HexError) -> [UInt8] {
+        try decode(bytes: Array(text.utf8))
+    }
+
+    /// Parses hex digits given as UTF-8 bytes.
+    public static func decode(bytes: [UInt8]) throws(HexError) -> [UInt8] {
         var out = [UInt8]()
-        out.reserveCapacity(text.utf8.count / 2)
+        out.reserveCapacity(bytes.count / 2)
         var high: UInt8?
         var previous: UInt8 = 0
         var position = 0
-        for char in text.utf8 {
+        for char in bytes {
             position += 1
             if char == UInt8(ascii: "x") || char == UInt8(ascii: "X"), previous == UInt8(ascii: "0"), high == 0 {
                 high = nil  // "0x" prefix: drop the 0 we took as a high nibble

@@ -122,17 +122,21 @@ public struct JSONParser {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let s = String(validating: bytes[start..<index], as: UTF8.self) else {
+                let slice = bytes[start..<index]
+                index += 1
+                if ascii { return Self.interned(slice) ?? String(decoding: slice, as: UTF8.self) }
+                guard let s = String(validating: slice, as: UTF8.self) else {
                     throw JSONError(offset: start, reason: "string is not valid UTF-8")
                 }
-                index += 1
                 return s
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("control character in a string") }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         var out = Array(bytes[start..<index])
@@ -171,6 +175,21 @@ public struct JSONParser {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// The capture format's member names and common values, shared instead of made anew for
+    /// every line of a capture (strings are most of a line's parsing cost).
+    private static let internTable: [(bytes: [UInt8], string: String)] = [
+        "mono_ns", "wall_ns", "sensor", "kind", "hex", "text", "state", "reason", "command", "hrm", "rsc", "nmea",
+        "link", "connected", "disconnected", "start", "pause", "resume", "lap", "stop",
+    ].map { (Array($0.utf8), $0) }
+
+    private static func interned(_ slice: ArraySlice<UInt8>) -> String? {
+        guard slice.count <= 12, let first = slice.first else { return nil }
+        for entry in internTable where entry.bytes.count == slice.count && entry.bytes[0] == first {
+            if entry.bytes.elementsEqual(slice) { return entry.string }
+        }
+        return nil
     }
 
     private mutating func hex4() throws(JSONError) -> UInt32 {
@@ -238,8 +257,8 @@ public struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        if isInteger, let integer = Self.integer(bytes[start..<index]) { return .integer(integer) }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
         guard let double = Double(text), double.isFinite else {
             throw JSONError(offset: start, reason: "number out of range")
         }
@@ -247,4 +266,23 @@ public struct JSONParser {
     }
 
     private func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+    /// An integer literal's value, or `nil` when it does not fit in 64 bits.
+    private static func integer(_ digits: ArraySlice<UInt8>) -> Int64? {
+        var negative = false
+        var value: Int64 = 0
+        for c in digits {
+            if c == UInt8(ascii: "-") {
+                negative = true
+                continue
+            }
+            let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
+            let digit = Int64(c - 0x30)
+            let (next, o2) =
+                negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            if o1 || o2 { return nil }
+            value = next
+        }
+        return value
+    }
 }

@@ -73,8 +73,8 @@ public struct RMC: Hashable, Sendable {
 
     init(_ s: NMEASentence) throws(NMEAError) {
         let name = s.talker + "RMC"
-        guard s.fields.count >= 9 else { throw .missingFields(sentence: name, needed: 9, have: s.fields.count) }
-        let f = NMEAFields(sentence: name, fields: s.fields)
+        guard s.fieldCount >= 9 else { throw .missingFields(sentence: name, needed: 9, have: s.fieldCount) }
+        let f = NMEAFields(sentence: name, s)
         time = try f.time(0)
         status = try f.character(1, "status", allowed: "AV") ?? "V"
         // Without a fix the position fields are placeholders (an MT3301 sends 89°60'N): ignore them.
@@ -82,7 +82,7 @@ public struct RMC: Hashable, Sendable {
         speedKnots = try f.number(6, "speed")
         trackDegrees = try f.number(7, "track")
         date = try f.date(8)
-        mode = s.fields.count > 11 ? try f.character(11, "mode", allowed: "ADEFMNPRS") : nil
+        mode = s.fieldCount > 11 ? try f.character(11, "mode", allowed: "ADEFMNPRS") : nil
     }
 }
 
@@ -107,8 +107,8 @@ public struct GGA: Hashable, Sendable {
 
     init(_ s: NMEASentence) throws(NMEAError) {
         let name = s.talker + "GGA"
-        guard s.fields.count >= 11 else { throw .missingFields(sentence: name, needed: 11, have: s.fields.count) }
-        let f = NMEAFields(sentence: name, fields: s.fields)
+        guard s.fieldCount >= 11 else { throw .missingFields(sentence: name, needed: 11, have: s.fieldCount) }
+        let f = NMEAFields(sentence: name, s)
         time = try f.time(0)
         quality = try f.integer(5, "fix quality") ?? 0
         (latitude, longitude) = quality != 0 ? try f.position(1) : (nil, nil)

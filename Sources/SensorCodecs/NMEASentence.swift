@@ -7,51 +7,105 @@ public struct NMEASentence: Hashable, Sendable {
     public var talker: String
     /// The sentence formatter (`RMC`, `GGA`, …), or the whole address after `P` when proprietary.
     public var type: String
-    /// The data fields after the address, possibly empty strings.
-    public var fields: [Substring]
     public var isProprietary: Bool
+    /// The bytes between `$` and `*`, and where each data field after the address lies in them.
+    let body: [UInt8]
+    let fieldRanges: [Range<Int>]
+
+    /// The data fields after the address, possibly empty strings.
+    public var fields: [Substring] {
+        let text = String(decoding: body, as: UTF8.self)
+        return text.split(separator: ",", omittingEmptySubsequences: false).dropFirst().map { $0 }
+    }
+
+    public var fieldCount: Int { fieldRanges.count }
 
     /// Frames one sentence. Bytes before the last `$` (line noise, a doubled `$$`) and the
-    /// line ending are dropped.
+    /// line ending are dropped. Works on the bytes throughout: this is on every GPS epoch's path.
     public init(parsing line: String) throws(NMEAError) {
-        var bytes = Array(line.utf8)
-        while let last = bytes.last, last == 0x0D || last == 0x0A || last == 0x20 { bytes.removeLast() }
-        guard let star = bytes.lastIndex(of: UInt8(ascii: "*")) else {
-            guard bytes.contains(UInt8(ascii: "$")) else { throw .missingStart }
+        var line = line
+        let parsed = line.withUTF8 { bytes in Result { () throws(NMEAError) in try Self.parse(bytes) } }
+        self = try parsed.get()
+    }
+
+    private init(talker: String, type: String, isProprietary: Bool, body: [UInt8], fieldRanges: [Range<Int>]) {
+        self.talker = talker
+        self.type = type
+        self.isProprietary = isProprietary
+        self.body = body
+        self.fieldRanges = fieldRanges
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(NMEAError) -> NMEASentence {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x20 { end -= 1 }
+        var star: Int?
+        var index = end - 1
+        while index >= 0 {
+            if bytes[index] == UInt8(ascii: "*") {
+                star = index
+                break
+            }
+            index -= 1
+        }
+        guard let star else {
+            guard bytes[..<end].contains(UInt8(ascii: "$")) else { throw .missingStart }
             throw .missingChecksum
         }
-        guard let dollar = bytes[..<star].lastIndex(of: UInt8(ascii: "$")) else { throw .missingStart }
-        let body = bytes[(dollar + 1)..<star]
-        let checksumText = bytes[(star + 1)...]
-        guard checksumText.count == 2, let expected = Self.hexByte(checksumText) else {
+        var dollar: Int?
+        index = star - 1
+        while index >= 0 {
+            if bytes[index] == UInt8(ascii: "$") {
+                dollar = index
+                break
+            }
+            index -= 1
+        }
+        guard let dollar else { throw .missingStart }
+        let checksumText = bytes[(star + 1)..<end]
+        guard checksumText.count == 2, let expected = hexByte(checksumText) else {
             throw .malformedChecksum(String(decoding: checksumText, as: UTF8.self))
         }
         var computed: UInt8 = 0
-        for byte in body {
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(20)
+        var fieldStart = 0
+        let body = Array(bytes[(dollar + 1)..<star])
+        for (offset, byte) in body.enumerated() {
             guard byte >= 0x20, byte < 0x7F else { throw .notPrintableASCII }
             computed ^= byte
+            if byte == UInt8(ascii: ",") {
+                ranges.append(fieldStart..<offset)
+                fieldStart = offset + 1
+            }
         }
+        ranges.append(fieldStart..<body.count)
         guard computed == expected else { throw .badChecksum(stated: expected, computed: computed) }
 
-        let text = String(decoding: body, as: UTF8.self)
-        var parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        let address = parts.removeFirst()
-        fields = parts
-        if address.first == "P" {
-            isProprietary = true
-            talker = ""
-            type = String(address.dropFirst())
-        } else {
-            guard address.count == 5, address.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
-                throw .badAddress(String(address))
-            }
-            isProprietary = false
-            talker = String(address.prefix(2))
-            type = String(address.dropFirst(2))
+        let address = ranges.removeFirst()
+        if address.count >= 1, body[address.lowerBound] == UInt8(ascii: "P") {
+            return NMEASentence(
+                talker: "", type: String(decoding: body[(address.lowerBound + 1)..<address.upperBound], as: UTF8.self),
+                isProprietary: true, body: body, fieldRanges: ranges)
         }
+        let isAddressByte = { (b: UInt8) in (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) }
+        guard address.count == 5, body[address].allSatisfy(isAddressByte) else {
+            throw .badAddress(String(decoding: body[address], as: UTF8.self))
+        }
+        let talkerEnd = address.lowerBound + 2
+        return NMEASentence(
+            talker: String(decoding: body[address.lowerBound..<talkerEnd], as: UTF8.self),
+            type: String(decoding: body[talkerEnd..<address.upperBound], as: UTF8.self), isProprietary: false,
+            body: body, fieldRanges: ranges)
     }
 
-    private static func hexByte(_ digits: ArraySlice<UInt8>) -> UInt8? {
+    /// The bytes of data field `index`, or `nil` when it is absent or empty.
+    func field(_ index: Int) -> ArraySlice<UInt8>? {
+        guard index < fieldRanges.count, !fieldRanges[index].isEmpty else { return nil }
+        return body[fieldRanges[index]]
+    }
+
+    private static func hexByte(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt8? {
         var value: UInt8 = 0
         for digit in digits {
             let nibble: UInt8
