@@ -13,6 +13,8 @@ import Synchronization
 public final class PackDatabase: Sendable {
     let writer: any DatabaseWriter
     let logger: Logger
+    /// The page cache of each connection, in KiB.
+    static let pageCacheKibibytes = 256
     /// Sensor keys to their row ids, so that points need no lookup.
     let sensorRows = Mutex<[SensorID: Int64]>([:])
 
@@ -21,6 +23,9 @@ public final class PackDatabase: Sendable {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Recording appends: a small page cache serves it. SQLite's default (2 MB per
+            // connection) would fill over a long run, and the pack's budget is 30 MB in all.
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKibibytes)")
         }
         configuration.busyMode = .timeout(5)
         try self.init(writer: DatabasePool(path: path, configuration: configuration), logger: logger)
