@@ -65,7 +65,7 @@ let package = Package(
                 "PackService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "handoff", dependencies: ["PackCLI"]),
+        .executableTarget(name: "handoff", dependencies: ["HandoffModel", "PackCLI"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

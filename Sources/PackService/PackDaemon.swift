@@ -39,6 +39,11 @@ public enum PackDaemon {
         }
         let database = try PackDatabase(path: configuration.databasePath, logger: logger)
         let recovered = try database.recoverOpenSessions(now: PackClock.wall())
+        for run in recovered {
+            logger.warning(
+                "Recovered a run left open by a crash or power cut: run \(run.id), \(run.pointCount) points, ended at its last saved second (\(run.lastElapsedSeconds) s)",
+                metadata: ["session.id": "\(run.id)", "session.uuid": "\(run.uuid)"])
+        }
 
         let mode: PackEngine.Mode = configuration.replayFile == nil ? .live : .replay
         let engine = PackEngine(

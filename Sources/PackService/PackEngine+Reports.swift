@@ -130,8 +130,3 @@ extension PackEngine {
         return CommandReport(state: state.rawValue, runId: run, message: message)
     }
 }
-
-/// The version the pack reports.
-public enum HandoffVersion {
-    public static let current = "0.1.0"
-}

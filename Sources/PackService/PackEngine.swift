@@ -33,6 +33,8 @@ public actor PackEngine {
     var lastMonotonic: MonotonicInstant?
     var lastWall: WallInstant?
     var decodeErrorsLogged = 0
+    /// Consecutive failed commits (the journal refusing writes: a full or failing card).
+    var failedCommits = 0
 
     struct ActiveSession {
         var id: SessionID
@@ -175,11 +177,20 @@ public actor PackEngine {
         do {
             try await database.commit(batch)
         } catch {
-            logger.error("Could not commit to the journal; will retry", metadata: ["error": "\(error)"])
+            failedCommits += 1
+            if failedCommits == 1 || failedCommits % 60 == 0 {
+                logger.error(
+                    "Could not commit to the journal (\(failedCommits) attempts); the recording is kept in memory and retried every second",
+                    metadata: ["error": "\(error)", "points_waiting": "\(batch.points.count)"])
+            }
             var retry = batch
             if let newer = pending { retry.append(newer) }
             pending = retry
             return
+        }
+        if failedCommits > 0 {
+            logger.notice("The journal accepts writes again after \(failedCommits) failed commits; nothing was lost")
+            failedCommits = 0
         }
         if batch.finish != nil, session?.id == batch.session {
             session = nil

@@ -46,8 +46,8 @@ extension PackDatabase {
             return result
         }
         for session in recovered {
-            logger.warning(
-                "Recovered a run left open by a crash or power cut",
+            logger.info(
+                "Finished a run left open in the journal",
                 metadata: [
                     "session.id": "\(session.id)", "session.uuid": "\(session.uuid)",
                     "points": "\(session.pointCount)", "last_point_s": "\(session.lastElapsedSeconds)",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffModel
 import PackCLI
 
 /// `handoff`: the pack's command line.
@@ -8,6 +9,6 @@ struct Handoff: AsyncParsableCommand {
         commandName: "handoff",
         abstract: "Control the Handoff pack: record runs, look at them, debug sensors.",
         discussion: HandoffCommands.discussion,
-        version: "0.1.0",
+        version: HandoffVersion.current,
         subcommands: HandoffCommands.all)
 }

@@ -21,7 +21,7 @@ final class Daemon: @unchecked Sendable {
         if !FileManager.default.fileExists(atPath: config) {
             try "# test configuration\n".write(toFile: config, atomically: true, encoding: .utf8)
         }
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
         process.executableURL = Products.url("handoffd")
@@ -94,4 +94,23 @@ func handoff(_ arguments: [String], stdin: String? = nil, environment: [String: 
 /// The committed demo capture.
 var demoCapturePath: String {
     Fixtures.repositoryRoot.appendingPathComponent("Sources/PackCLI/Resources/demo-run.capture.jsonl").path
+}
+
+/// Records `capture` with a handoffd of its own, to the end, and returns the journal's rows
+/// (points, RR intervals, events) as text for comparison.
+func recordToCompletion(_ capture: String, speed: String = "max", extra: [String] = [], name: String) throws -> [String]
+{
+    let dir = try TemporaryDirectory(name)
+    defer { dir.remove() }
+    let daemon = try Daemon(in: dir, arguments: ["--replay", capture, "--speed", speed, "--exit-after-replay"] + extra)
+    daemon.process.waitUntilExit()
+    guard daemon.process.terminationStatus == 0 else {
+        throw DaemonFailure("handoffd exited \(daemon.process.terminationStatus): \(daemon.log)")
+    }
+    return try daemon.openDatabase().read { db in
+        try Row.fetchAll(db, sql: "SELECT * FROM point ORDER BY elapsed_s").map(\.description)
+            + Row.fetchAll(db, sql: "SELECT offset_ns, seq, rr_1024 FROM rr_interval ORDER BY offset_ns, seq").map(
+                \.description)
+            + Row.fetchAll(db, sql: "SELECT offset_ns, kind, detail FROM event ORDER BY id").map(\.description)
+    }
 }

@@ -113,23 +113,8 @@ struct DaemonTests {
         let capture = dir.path + "/short.jsonl"
         try RunSimulator.simulate(SimulationScenario(seed: 5, minutes: 2)).captureText.write(
             toFile: capture, atomically: true, encoding: .utf8)
-        func record(_ speed: String, _ name: String) async throws -> [String] {
-            let sub = try TemporaryDirectory(name)
-            defer { sub.remove() }
-            let daemon = try Daemon(in: sub, arguments: ["--replay", capture, "--speed", speed, "--exit-after-replay"])
-            daemon.process.waitUntilExit()
-            #expect(daemon.process.terminationStatus == 0, "\(daemon.log)")
-            return try await daemon.openDatabase().read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM point ORDER BY elapsed_s").map { $0.description }
-                    + Row.fetchAll(db, sql: "SELECT offset_ns, seq, rr_1024 FROM rr_interval ORDER BY offset_ns, seq")
-                    .map { $0.description }
-                    + Row.fetchAll(db, sql: "SELECT offset_ns, kind, detail FROM event ORDER BY id").map {
-                        $0.description
-                    }
-            }
-        }
-        let fast = try await record("max", "fast")
-        let paced = try await record("40", "paced")
+        let fast = try recordToCompletion(capture, speed: "max", name: "fast")
+        let paced = try recordToCompletion(capture, speed: "40", name: "paced")
         #expect(fast.count > 100)
         #expect(fast == paced)
     }
@@ -142,18 +127,8 @@ struct DaemonTests {
         try RunSimulator.simulate(SimulationScenario(seed: 9, minutes: 2)).captureText.write(
             toFile: original, atomically: true, encoding: .utf8)
         let written = dir.path + "/written.jsonl"
-        func points(_ capture: String, extra: [String], _ name: String) throws -> [String] {
-            let sub = try TemporaryDirectory(name)
-            defer { sub.remove() }
-            let daemon = try Daemon(
-                in: sub, arguments: ["--replay", capture, "--speed", "max", "--exit-after-replay"] + extra)
-            daemon.process.waitUntilExit()
-            return try daemon.openDatabase().read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM point ORDER BY elapsed_s").map { $0.description }
-            }
-        }
-        let first = try points(original, extra: ["--capture", written], "first")
-        let second = try points(written, extra: [], "second")
+        let first = try recordToCompletion(original, extra: ["--capture", written], name: "first")
+        let second = try recordToCompletion(written, name: "second")
         #expect(!first.isEmpty)
         #expect(first == second)
     }
