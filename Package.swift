@@ -89,7 +89,11 @@ let package = Package(
             ]),
         .testTarget(
             name: "PackServiceTests",
-            dependencies: ["PackService", "PackControl", "PackSensors", "TestSupport"]),
+            dependencies: [
+                "PackService", "PackControl", "PackSensors", "PackStorage", "RunSimulator", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

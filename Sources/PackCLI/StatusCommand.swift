@@ -44,7 +44,7 @@ public struct Status: AsyncParsableCommand {
             parts.append(Format.duration(r.elapsedS ?? 0))
             parts.append(Format.distance(r.distanceM ?? 0))
             parts.append(Format.pace(r.paceSPerKm))
-            if let lap = r.lap { parts.append("lap \(lap) \(Format.distance(r.lapDistanceM ?? 0))") }
+            if let lap = r.lap { parts.append("lap \(lap): \(Format.distance(r.lapDistanceM ?? 0))") }
             lines.append(parts.joined(separator: " · "))
         case "finished":
             lines.append("Not recording: the last run finished. `handoff start` begins another.")

@@ -56,8 +56,8 @@ public struct ControlClient: Sendable {
                 code: "not_running",
                 message: """
                     handoffd is not running (nothing answers on \(socketPath)).
-                    Start it with `sudo systemctl start handoffd`, or run `handoffd` in another terminal;
-                    `handoff --socket PATH` talks to a handoffd started with another socket.
+                    Start it with `sudo systemctl start handoffd`, or run `handoffd` in another terminal.
+                    A handoffd with another socket: add `--socket PATH` after the command, or set HANDOFF_SOCKET.
                     """)
         case EACCES, EPERM:
             ControlError(

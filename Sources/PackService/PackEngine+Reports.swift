@@ -23,7 +23,7 @@ extension PackEngine {
                     lastError: counts.lastError)
             }, recoveredRuns: recoveredRuns, version: HandoffVersion.current)
         if let session, snapshot.state == .recording || snapshot.state == .paused {
-            report.runId = session.id.rawValue
+            report.runId = session.id?.rawValue
             report.runUuid = session.uuid
             report.startTime = CivilTime(session.startWall).iso8601()
             report.elapsedS = snapshot.elapsedSeconds.map { Format.rounded($0, 1) }
@@ -116,7 +116,7 @@ extension PackEngine {
         let snapshot = pipeline.recorder.snapshot(at: now().0)
         let distance = Format.distance(snapshot.distanceMeters ?? 0)
         let elapsed = Format.duration(snapshot.elapsedSeconds ?? 0)
-        let run = session?.id.rawValue ?? runBefore
+        let run = session?.id?.rawValue ?? runBefore
         let message: String
         switch command {
         case .start: message = "Recording run \(run.map(String.init) ?? "?")."

@@ -25,7 +25,8 @@ public actor PackEngine {
     var pipeline: RunPipeline
     var sensors: [SensorID: SensorDescriptor] = [:]
     var session: ActiveSession?
-    var pending: SessionBatch?
+    /// What the recorder produced and the journal has not yet taken, one batch per run.
+    var batches: [SessionBatch] = []
     var capture: CaptureFileWriter?
     var replay: ReplayReport?
     let recoveredRuns: [Int64]
@@ -36,10 +37,17 @@ public actor PackEngine {
     /// Consecutive failed commits (the journal refusing writes: a full or failing card).
     var failedCommits = 0
 
-    struct ActiveSession {
-        var id: SessionID
+    struct ActiveSession: CustomStringConvertible {
+        /// The run's row, once the journal has it.
+        var id: SessionID?
         var uuid: String
         var startWall: WallInstant
+        var startMonotonic: MonotonicInstant
+
+        /// The batch key of a run whose row could not be created yet.
+        static let unsaved = SessionID(-1)
+        var batchKey: SessionID { id ?? Self.unsaved }
+        var description: String { id.map { "\($0)" } ?? "(not yet in the journal)" }
     }
 
     init(
@@ -84,7 +92,7 @@ public actor PackEngine {
     func command(_ command: SessionCommand) async throws(ControlError) -> CommandReport {
         let (monotonic, wall) = now()
         let before = pipeline.recorder.state
-        let runBefore = session?.id.rawValue
+        let runBefore = session?.id?.rawValue
         let event = CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command))
         lastMonotonic = monotonic
         lastWall = wall
@@ -115,32 +123,40 @@ public actor PackEngine {
 
     /// Turns recorder outputs into journal writes: every point is committed before the next
     /// event is taken, so at most the second in flight is lost to a crash.
+    ///
+    /// The outputs are applied without suspending; only the commit at the end awaits. While it
+    /// does, other events may be taken (this is an actor): their outputs go to the batch of the
+    /// run they belong to, never to another run's.
     func handle(_ outputs: [RecorderOutput]) async {
         guard !outputs.isEmpty else { return }
         var commitNow = false
         for output in outputs {
             switch output {
             case .started(let start):
-                await startSession(start)
+                startSession(start)
             case .point(let point):
-                pending?.points.append(point)
+                appendToOpenRun { $0.points.append(point) }
                 commitNow = true
                 logger.trace("recorded point \(point.elapsedSeconds)", metadata: sessionMetadata)
             case .rrIntervals(let batch):
-                pending?.rrIntervals.append(batch)
+                appendToOpenRun { $0.rrIntervals.append(batch) }
             case .event(let event):
-                pending?.events.append(event)
-                if event.kind == .pause { pending?.state = .paused }
-                if event.kind == .resume { pending?.state = .recording }
+                appendToOpenRun { batch in
+                    batch.events.append(event)
+                    if event.kind == .pause { batch.state = .paused }
+                    if event.kind == .resume { batch.state = .recording }
+                }
                 if event.kind == .pause || event.kind == .resume { commitNow = true }
             case .lap(let lap):
-                pending?.laps.append(lap)
+                appendToOpenRun { $0.laps.append(lap) }
             case .finished(let summary):
-                pending?.finish = SessionBatch.Finish(summary: summary, wall: now().1 ?? PackClock.wall())
+                let wall = now().1 ?? PackClock.wall()
+                appendToOpenRun { $0.finish = SessionBatch.Finish(summary: summary, wall: wall) }
                 commitNow = true
                 logger.info(
-                    "Run \(session.map { "\($0.id)" } ?? "?") finished: \(Format.distance(summary.statistics.distanceMeters)) in \(Format.duration(summary.elapsedSeconds))",
+                    "Run \(session?.description ?? "?") finished: \(Format.distance(summary.statistics.distanceMeters)) in \(Format.duration(summary.elapsedSeconds))",
                     metadata: sessionMetadata)
+                session = nil
             }
         }
         if commitNow { await commit() }
@@ -148,53 +164,87 @@ public actor PackEngine {
 
     private var sessionMetadata: Logger.Metadata {
         guard let session else { return [:] }
-        return ["session.id": "\(session.id)"]
+        return ["session.id": "\(session.description)"]
     }
 
-    func startSession(_ start: SessionStart) async {
-        await commit()  // anything left of a previous run
-        let uuid = UUID().uuidString.lowercased()
-        let wall = start.wall ?? PackClock.wall()
-        do {
-            try database.registerSensors(Array(sensors.values).sorted { $0.id < $1.id })
-            let id = try database.beginSession(
-                uuid: uuid, startMonotonic: start.monotonic, startWall: wall,
-                source: replay.map { "replay:" + $0.file } ?? "live")
-            session = ActiveSession(id: id, uuid: uuid, startWall: wall)
-            pending = SessionBatch(session: id)
-            logger.info("Run \(id) started", metadata: ["session.id": "\(id)", "session.uuid": "\(uuid)"])
-        } catch {
-            // Without a session row nothing can be journaled; say so loudly. The recorder keeps
-            // running so that status still shows the sensors.
-            logger.critical("Could not create the run in the journal: \(error)")
+    /// Applies `change` to the batch of the run being recorded.
+    private func appendToOpenRun(_ change: (inout SessionBatch) -> Void) {
+        guard let session else { return }
+        if let last = batches.indices.last, batches[last].session == session.batchKey {
+            change(&batches[last])
+        } else {
+            var batch = SessionBatch(session: session.batchKey)
+            change(&batch)
+            batches.append(batch)
         }
     }
 
-    /// Writes the pending batch. A failed write keeps the batch for the next attempt.
-    func commit() async {
-        guard let batch = pending, !batch.isEmpty else { return }
-        pending = SessionBatch(session: batch.session)
+    func startSession(_ start: SessionStart) {
+        let uuid = UUID().uuidString.lowercased()
+        let wall = start.wall ?? PackClock.wall()
+        var run = ActiveSession(id: nil, uuid: uuid, startWall: wall, startMonotonic: start.monotonic)
+        run.id = createRunRow(run)
+        session = run
+        logger.info(
+            "Run \(run.description) started", metadata: ["session.id": "\(run.description)", "session.uuid": "\(uuid)"])
+    }
+
+    /// Creates the run's row; `nil` when the journal refuses (the run is then kept in memory and
+    /// the row created at the next commit that succeeds).
+    private func createRunRow(_ run: ActiveSession) -> SessionID? {
         do {
-            try await database.commit(batch)
+            try database.registerSensors(Array(sensors.values).sorted { $0.id < $1.id })
+            return try database.beginSession(
+                uuid: run.uuid, startMonotonic: run.startMonotonic, startWall: run.startWall,
+                source: replay.map { "replay:" + $0.file } ?? "live")
         } catch {
             failedCommits += 1
             if failedCommits == 1 || failedCommits % 60 == 0 {
                 logger.error(
-                    "Could not commit to the journal (\(failedCommits) attempts); the recording is kept in memory and retried every second",
-                    metadata: ["error": "\(error)", "points_waiting": "\(batch.points.count)"])
+                    "Could not create the run in the journal (\(failedCommits) attempts); keeping it in memory and retrying every second: \(error)"
+                )
             }
-            var retry = batch
-            if let newer = pending { retry.append(newer) }
-            pending = retry
-            return
+            return nil
+        }
+    }
+
+    /// Writes the pending batches, oldest first. A batch that fails stays, with everything
+    /// after it, for the next attempt (every recorded second).
+    func commit() async {
+        if var run = session, run.id == nil, let id = createRunRow(run) {
+            run.id = id
+            session = run
+            for i in batches.indices where batches[i].session == ActiveSession.unsaved { batches[i].session = id }
+        }
+        let ready = batches.filter { !$0.isEmpty && $0.session != ActiveSession.unsaved }
+        guard !ready.isEmpty else { return }
+        batches.removeAll { !$0.isEmpty && $0.session != ActiveSession.unsaved }
+        for (index, batch) in ready.enumerated() {
+            do {
+                try await database.commit(batch)
+            } catch {
+                failedCommits += 1
+                if failedCommits == 1 || failedCommits % 60 == 0 {
+                    logger.error(
+                        "Could not commit to the journal (\(failedCommits) attempts); the recording is kept in memory and retried every second",
+                        metadata: ["error": "\(error)", "points_waiting": "\(batch.points.count)"])
+                }
+                // The failed batches go back in front of whatever arrived meanwhile, merged per run.
+                var queue = Array(ready[index...])
+                for newer in batches {
+                    if let last = queue.indices.last, queue[last].session == newer.session {
+                        queue[last].append(newer)
+                    } else {
+                        queue.append(newer)
+                    }
+                }
+                batches = queue
+                return
+            }
         }
         if failedCommits > 0 {
             logger.notice("The journal accepts writes again after \(failedCommits) failed commits; nothing was lost")
             failedCommits = 0
-        }
-        if batch.finish != nil, session?.id == batch.session {
-            session = nil
-            if pending?.isEmpty ?? true { pending = nil }
         }
     }
 
@@ -242,8 +292,9 @@ public actor PackEngine {
             logger.notice("Finished the run in progress because handoffd is stopping")
         }
         await commit()
-        if let batch = pending, !batch.isEmpty {
-            logger.critical("Stopping with \(batch.points.count) points not committed: the journal refused them")
+        let left = batches.reduce(0) { $0 + $1.points.count }
+        if left > 0 {
+            logger.critical("Stopping with \(left) points not committed: the journal refused them")
         }
         do { try database.checkpoint() } catch { logger.warning("Checkpoint failed: \(error)") }
     }
