@@ -82,6 +82,9 @@ let package = Package(
             name: "RunSimulatorTests",
             dependencies: ["RunSimulator", "SensorCodecs", "TestSupport"]),
         .testTarget(
+            name: "PackSensorsTests",
+            dependencies: ["PackSensors", "SensorCodecs", "TestSupport"]),
+        .testTarget(
             name: "PackStorageTests",
             dependencies: [
                 "PackStorage", "Recorder", "TestSupport",
