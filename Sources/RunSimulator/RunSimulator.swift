@@ -284,7 +284,8 @@ struct Simulation {
         if epochIndex == 300 || epochIndex == 1100 {
             rmc = Self.corrupt(rmc)  // line noise on the serial port: the checksum no longer matches
         }
-        emit(epoch + 0.082 + abs(random.gaussian(0.002)), .payload(sensor: "gps0", kind: .nmea, .text(rmc)))
+        let rmcDelay = 0.082 + abs(random.gaussian(0.002))
+        if scenario.gpsSendsRMC { emit(epoch + rmcDelay, .payload(sensor: "gps0", kind: .nmea, .text(rmc))) }
         emit(
             epoch + 0.128 + abs(random.gaussian(0.002)),
             .payload(sensor: "gps0", kind: .nmea, .text(NMEAWriter.gga(at: wall, fix: fix))))

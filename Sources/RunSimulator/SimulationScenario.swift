@@ -10,11 +10,17 @@ public struct SimulationScenario: Hashable, Sendable {
     public var minutes: Double?
     /// The wall-clock time at the capture's first moment.
     public var startWall: WallInstant
+    /// Whether the receiver sends RMC (with its Doppler speed) besides GGA; some send GGA alone.
+    public var gpsSendsRMC: Bool
 
-    public init(seed: UInt64 = 7, loops: Int = 1, minutes: Double? = nil, startWall: WallInstant? = nil) {
+    public init(
+        seed: UInt64 = 7, loops: Int = 1, minutes: Double? = nil, startWall: WallInstant? = nil,
+        gpsSendsRMC: Bool = true
+    ) {
         self.seed = seed
         self.loops = max(1, loops)
         self.minutes = minutes
+        self.gpsSendsRMC = gpsSendsRMC
         self.startWall =
             startWall
             ?? CivilTime(year: 2026, month: 6, day: 14, hour: 6, minute: 29, second: 18, nanosecond: 350_000_000)

@@ -48,6 +48,18 @@ struct DemoRunTests {
         #expect(rr == truth.rrIntervals)
     }
 
+    @Test(
+        "A receiver without speed (GGA alone): distance from jitter-filtered positions within 2 %",
+        arguments: [7, 8] as [UInt64])
+    func positionsOnly(seed: UInt64) {
+        let run = RunSimulator.simulate(SimulationScenario(seed: seed, gpsSendsRMC: false))
+        let (summary, _, _, _) = Self.record(run)
+        let truth = run.truth.routeDistanceMeters
+        let error = (summary.statistics.distanceMeters - truth) / truth
+        print("seed \(seed) positions only: \(summary.statistics.distanceMeters) for \(truth): \(error * 100) %")
+        #expect(abs(error) < 0.02)
+    }
+
     @Test("Recovery from the points alone gives the live summary (but for the last partial second)")
     func recoveryMatchesLive() {
         let run = RunSimulator.simulate(SimulationScenario())
