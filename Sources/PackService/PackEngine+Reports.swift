@@ -111,7 +111,7 @@ extension PackEngine {
         return report
     }
 
-    func commandReport(_ command: SessionCommand, stateBefore: SessionState, runBefore: Int64?) -> CommandReport {
+    func commandReport(_ command: SessionCommand, runBefore: Int64?) -> CommandReport {
         let state = pipeline.recorder.state
         let snapshot = pipeline.recorder.snapshot(at: now().0)
         let distance = Format.distance(snapshot.distanceMeters ?? 0)

@@ -66,16 +66,7 @@ public actor PackEngine {
 
     /// Takes an event from a replay (with its own times) or a live source (already stamped).
     public func ingest(_ event: CaptureEvent) async {
-        lastMonotonic = event.monotonic
-        if let wall = event.wall { lastWall = wall }
-        if let capture {
-            do { try capture.write(event) } catch {
-                logger.error(
-                    "Could not write the capture; capturing stops, recording goes on", metadata: ["error": "\(error)"])
-                self.capture = nil
-            }
-        }
-        let step = pipeline.process(event)
+        let step = take(event)
         if let reason = step.decodeError, case .payload(let sensor, _, _) = event.body {
             decodeErrorsLogged += 1
             if decodeErrorsLogged <= 20 || decodeErrorsLogged % 1000 == 0 {
@@ -91,18 +82,28 @@ public actor PackEngine {
     /// A session command from the CLI or the button, stamped now.
     func command(_ command: SessionCommand) async throws(ControlError) -> CommandReport {
         let (monotonic, wall) = now()
-        let before = pipeline.recorder.state
         let runBefore = session?.id?.rawValue
-        let event = CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command))
-        lastMonotonic = monotonic
-        lastWall = wall
-        if let capture { try? capture.write(event) }
-        let step = pipeline.process(event)
+        let step = take(CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command)))
         await handle(step.outputs)
         if let error = step.commandError {
             throw ControlError(code: Self.code(for: error), message: error.description)
         }
-        return commandReport(command, stateBefore: before, runBefore: runBefore)
+        return commandReport(command, runBefore: runBefore)
+    }
+
+    /// Every event goes through here: it becomes "now" (for a replay), goes to the capture being
+    /// written, then through the codecs and the recorder.
+    private func take(_ event: CaptureEvent) -> RunPipeline.Step {
+        lastMonotonic = event.monotonic
+        if let wall = event.wall { lastWall = wall }
+        if let capture {
+            do { try capture.write(event) } catch {
+                logger.error(
+                    "Could not write the capture; capturing stops, recording goes on", metadata: ["error": "\(error)"])
+                self.capture = nil
+            }
+        }
+        return pipeline.process(event)
     }
 
     /// A clock tick (live only): emits the points that are due although no sensor spoke.
@@ -286,9 +287,7 @@ public actor PackEngine {
     func shutdown() async {
         if pipeline.recorder.state == .recording || pipeline.recorder.state == .paused {
             let (monotonic, wall) = now()
-            let event = CaptureEvent(monotonic: monotonic, wall: wall, body: .command(.stop))
-            if let capture { try? capture.write(event) }
-            await handle(pipeline.process(event).outputs)
+            await handle(take(CaptureEvent(monotonic: monotonic, wall: wall, body: .command(.stop))).outputs)
             logger.notice("Finished the run in progress because handoffd is stopping")
         }
         await commit()
