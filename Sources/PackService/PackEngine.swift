@@ -305,7 +305,6 @@ public actor PackEngine {
         case .alreadyPaused: "already_paused"
         case .notPaused: "not_paused"
         case .notStarted: "not_started"
-        case .alreadyFinished: "already_finished"
         case .emptyLap: "empty_lap"
         }
     }

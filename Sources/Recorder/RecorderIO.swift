@@ -47,7 +47,6 @@ public enum RecorderError: Error, Hashable, Sendable, CustomStringConvertible {
     case alreadyPaused
     case notPaused
     case notStarted
-    case alreadyFinished
     case emptyLap
 
     public var description: String {
@@ -57,7 +56,6 @@ public enum RecorderError: Error, Hashable, Sendable, CustomStringConvertible {
         case .alreadyPaused: "the run is already paused: `handoff resume` continues it"
         case .notPaused: "the run is not paused"
         case .notStarted: "no run has started: start one with `handoff start`"
-        case .alreadyFinished: "this run has finished: `handoff start` begins a new one"
         case .emptyLap: "a lap was just marked; this one would have no recorded second in it"
         }
     }
