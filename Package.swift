@@ -42,10 +42,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "PackControl", dependencies: ["HandoffModel"]),
+        .target(name: "CPackSystem"),
         .target(
             name: "PackService",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "Recorder", "PackSensors", "PackStorage", "PackControl",
+                "HandoffModel", "SensorCodecs", "Recorder", "PackSensors", "PackStorage", "PackControl", "CPackSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

@@ -12,6 +12,11 @@ public struct PayloadKind: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let rscMeasurement = Self(rawValue: "rsc")
     /// One NMEA 0183 sentence, as text without its line ending.
     public static let nmea = Self(rawValue: "nmea")
+    /// One line of gpsd's JSON (a TPV or SKY report), as text.
+    public static let gpsd = Self(rawValue: "gpsd")
+    /// A pedometer's running step count (a decimal integer, as text): a hardware step counter's
+    /// register or the steps our detector found in accelerometer samples.
+    public static let steps = Self(rawValue: "steps")
 
     public var description: String { rawValue }
 }
@@ -52,6 +57,9 @@ public struct CaptureEvent: Hashable, Sendable {
         case link(sensor: SensorID, state: LinkState, reason: String?)
         /// A session command.
         case command(SessionCommand)
+        /// Whether the system clock was synchronised (NTP or an RTC) from this moment: when it
+        /// is not, wall times come from GPS time once there is a fix.
+        case clock(synchronized: Bool)
     }
 
     public init(monotonic: MonotonicInstant, wall: WallInstant? = nil, body: Body) {

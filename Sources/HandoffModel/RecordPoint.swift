@@ -30,6 +30,8 @@ public struct RecordPoint: Hashable, Sendable {
     public var heartRateBPM: Int?
     /// Steps per minute (both feet).
     public var cadenceSPM: Int?
+    /// Steps counted since the start, when the pack has a step source.
+    public var steps: Int?
     /// Whether the runner was moving during the second that ends here.
     public var isMoving: Bool
     /// The sensors the values came from.

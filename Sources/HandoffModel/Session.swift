@@ -143,11 +143,14 @@ public struct Split: Hashable, Sendable {
 public struct RunSummary: Hashable, Sendable {
     /// From start to finish, pauses included, in seconds.
     public var elapsedSeconds: Double
+    /// Steps counted while recording, when the pack had a step source.
+    public var steps: Int?
     public var statistics: RunStatistics
     public var splits: [Split]
 
-    public init(elapsedSeconds: Double, statistics: RunStatistics, splits: [Split]) {
+    public init(elapsedSeconds: Double, steps: Int? = nil, statistics: RunStatistics, splits: [Split]) {
         self.elapsedSeconds = elapsedSeconds
+        self.steps = steps
         self.statistics = statistics
         self.splits = splits
     }

@@ -11,10 +11,15 @@ public struct Decode: AsyncParsableCommand {
             Examples:
               handoff decode hrm 16 48 54 01        a Heart Rate Measurement (0x2A37) notification
               handoff decode rsc 02 00 05 50 ff ff 00 01
-              handoff decode nmea < gps.log         one NMEA sentence per line
-            Without bytes on the command line, each line of standard input is one input (hex for hrm
-            and rsc). Inputs that cannot be decoded print {"error":…,"input":…} in their place, and the
-            exit status is 1.
+              handoff decode nmea < gps.log         one fix per receiver epoch
+              handoff decode nmea --json < gps.log  the same as JSON, with gpsd's TPV names
+            hrm and rsc: without bytes on the command line, each line of standard input is one input
+            in hex. Inputs that cannot be decoded print {"error":…,"input":…} in their place, and
+            the exit status is 1.
+            nmea: standard input is a receiver's raw output (sentences split anyhow, noise and binary
+            between them); it prints one fix per epoch, and on standard error how many sentences
+            were used, skipped (proprietary, unread types) and rejected, with the last reason. The
+            exit status is 1 when nothing could be decoded.
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -27,12 +32,16 @@ public struct Decode: AsyncParsableCommand {
     @Argument(help: "The bytes in hex (hrm, rsc) or one sentence (nmea); standard input when absent.")
     var input: [String] = []
 
-    @Flag(help: "Print JSON (the only output of decode; accepted for symmetry with other commands).")
+    @Flag(help: "Print JSON (hrm and rsc always print JSON; nmea prints text without it).")
     var json = false
 
     public init() {}
 
     public func run() async throws {
+        if kind == .nmea {
+            try decodeNMEA()
+            return
+        }
         var failed = 0
         let inputs: AnySequence<String> =
             input.isEmpty
@@ -64,7 +73,13 @@ public struct Decode: AsyncParsableCommand {
                 let m = try RSCMeasurement(decoding: try Hex.decode(text))
                 return .success(try ControlJSON.encode(RSCJSON(m)))
             case .nmea:
-                return .success(try ControlJSON.encode(NMEAJSON(try NMEAReport(line: text))))
+                var decoder = NMEADecoder()
+                var fixes: [GNSSFix] = []
+                decoder.append(Array(text.utf8) + [0x0A]) { fixes.append($0) }
+                decoder.finish { fixes.append($0) }
+                if let error = decoder.counts.lastError { throw error }
+                guard let fix = fixes.last else { throw DecodeFailure(message: "no fix in this input") }
+                return .success(try ControlJSON.encode(FixJSON(fix)))
             }
         } catch {
             return .failure(DecodeFailure(message: "\(error)"))
@@ -139,66 +154,97 @@ struct RSCJSON: Encodable {
     }
 }
 
-/// A sentence with gpsd's TPV names where the meaning is the same.
-struct NMEAJSON: Encodable {
-    let sentence: String
+extension Decode {
+    /// Reads a receiver's output from standard input as it comes and prints each epoch's fix.
+    func decodeNMEA() throws {
+        var decoder = NMEADecoder()
+        if !input.isEmpty {
+            decoder.append(Array(input.joined(separator: ",").utf8) + [0x0A]) { printFix($0) }
+        } else {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { break }
+                decoder.append(buffer[..<n]) { printFix($0) }
+            }
+        }
+        decoder.finish { printFix($0) }
+        let c = decoder.counts
+        var summary =
+            "\(c.fixes) fixes from \(c.decoded) sentences; skipped \(c.proprietary) proprietary and \(c.unsupported) of types not read; rejected \(c.rejected)"
+        if c.discardedBytes > 0 { summary += "; \(c.discardedBytes) bytes of noise between sentences" }
+        if let last = c.lastError { summary += " (last: \(last))" }
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        if c.decoded == 0 { throw ExitCode.failure }
+    }
+
+    func printFix(_ fix: GNSSFix) {
+        if json {
+            if let line = try? ControlJSON.encode(FixJSON(fix)) { Output.print(line) }
+        } else {
+            Output.print(FixJSON.text(fix))
+        }
+    }
+}
+
+/// A fix with gpsd's TPV names where the meaning is the same (`mode`, `time`, `lat`, `lon`,
+/// `alt`, `speed`, `track`), and ours, with units, for the rest.
+struct FixJSON: Encodable {
     let mode: Int
     let time: String?
-    let status: String?
+    /// The time of day alone, while the receiver has not stated a date.
+    let timeOfDay: String?
     let lat: Double?
     let lon: Double?
     let alt: Double?
     let speed: Double?
     let track: Double?
     let hdop: Double?
+    let pdop: Double?
+    let vdop: Double?
     let satellitesUsed: Int?
-    let quality: Int?
+    let satellitesSeen: Int?
 
     enum CodingKeys: String, CodingKey {
-        case sentence, mode, time, status, lat, lon, alt, speed, track, hdop, quality
-        case satellitesUsed = "satellites_used"
+        case mode, time, lat, lon, alt, speed, track, hdop, pdop, vdop
+        case timeOfDay = "time_of_day", satellitesUsed = "satellites_used", satellitesSeen = "satellites_seen"
     }
 
-    init(_ report: NMEAReport) {
-        switch report {
-        case .rmc(let r):
-            sentence = "RMC"
-            mode = r.hasFix ? 2 : 1
-            time = Self.time(r.time, date: r.date)
-            status = String(r.status)
-            lat = r.latitude
-            lon = r.longitude
-            alt = nil
-            speed = r.speedMetersPerSecond.map { Format.rounded($0, 3) }
-            track = r.trackDegrees
-            hdop = nil
-            satellitesUsed = nil
-            quality = nil
-        case .gga(let g):
-            sentence = "GGA"
-            mode = g.hasFix ? (g.altitudeMeters != nil ? 3 : 2) : 1
-            time = Self.time(g.time, date: nil)
-            status = nil
-            lat = g.latitude
-            lon = g.longitude
-            alt = g.altitudeMeters
-            speed = nil
-            track = nil
-            hdop = g.hdop
-            satellitesUsed = g.satellitesUsed
-            quality = g.quality
-        }
+    init(_ f: GNSSFix) {
+        mode = f.mode.rawValue
+        time = f.iso8601Time
+        timeOfDay = f.date == nil ? f.time.map(Self.clock) : nil
+        lat = f.latitude.map { Format.rounded($0, 9) }
+        lon = f.longitude.map { Format.rounded($0, 9) }
+        alt = f.altitudeMeters.map { Format.rounded($0, 3) }
+        speed = f.speedMetersPerSecond.map { Format.rounded($0, 3) }
+        track = f.trackDegrees
+        hdop = f.hdop
+        pdop = f.pdop
+        vdop = f.vdop
+        satellitesUsed = f.satellitesUsed
+        satellitesSeen = f.satellitesSeen
     }
 
-    /// `2026-06-14T07:00:12.000Z` with a date, `07:00:12.000` without.
-    static func time(_ t: NMEATime?, date: NMEADate?) -> String? {
-        guard let t else { return nil }
+    static func clock(_ t: NMEATime) -> String {
         let millis = Int((t.second * 1000).rounded())
-        let clock =
-            "\(pad(t.hour)):\(pad(t.minute)):\(pad(millis / 1000)).\(String(repeating: "0", count: 3 - String(millis % 1000).count))\(millis % 1000)"
-        guard let date else { return clock }
-        return "\(date.year)-\(pad(date.month))-\(pad(date.day))T\(clock)Z"
+        func pad(_ v: Int, _ w: Int) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
+        return "\(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(millis / 1000, 2)).\(pad(millis % 1000, 3))"
     }
 
-    static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    /// One line for a person: when, the fix, where, how fast, how good.
+    static func text(_ f: GNSSFix) -> String {
+        var parts = [f.iso8601Time ?? f.time.map { clock($0) + " (no date yet)" } ?? "(no time)"]
+        parts.append(f.mode == .none ? "no fix" : f.mode == .twoD ? "2D" : "3D")
+        if let lat = f.latitude, let lon = f.longitude {
+            parts.append("\(Format.fixed(lat, 6)) \(Format.fixed(lon, 6))")
+        }
+        if let alt = f.altitudeMeters { parts.append("alt \(Format.fixed(alt, 1)) m") }
+        if let speed = f.speedMetersPerSecond { parts.append("\(Format.fixed(speed, 2)) m/s") }
+        if let track = f.trackDegrees { parts.append("track \(Format.fixed(track, 1))°") }
+        if let hdop = f.hdop { parts.append("HDOP \(Format.fixed(hdop, 1))") }
+        if let used = f.satellitesUsed { parts.append("\(used)/\(f.satellitesSeen.map(String.init) ?? "?") satellites") }
+        return parts.joined(separator: "  ")
+    }
 }

@@ -34,6 +34,8 @@ public actor PackEngine {
     var lastMonotonic: MonotonicInstant?
     var lastWall: WallInstant?
     var decodeErrorsLogged = 0
+    /// The system clock's synchronisation as last seen (live only).
+    var clockSynchronized: Bool?
     /// Consecutive failed commits (the journal refusing writes: a full or failing card).
     var failedCommits = 0
 
@@ -43,6 +45,7 @@ public actor PackEngine {
         var uuid: String
         var startWall: WallInstant
         var startMonotonic: MonotonicInstant
+        var clockSource: ClockSource
 
         /// The batch key of a run whose row could not be created yet.
         static let unsaved = SessionID(-1)
@@ -109,7 +112,22 @@ public actor PackEngine {
     /// A clock tick (live only): emits the points that are due although no sensor spoke.
     func tick() async {
         guard mode == .live else { return }
+        await checkClock()
         await handle(pipeline.advance(to: PackClock.monotonic()))
+    }
+
+    /// Live: tells the recorder (and the capture) whenever the system clock's synchronisation
+    /// changes, so that runs recorded before NTP or without it take GPS time.
+    func checkClock() async {
+        let synchronized = PackClock.isSynchronized()
+        guard synchronized != clockSynchronized else { return }
+        clockSynchronized = synchronized
+        if !synchronized {
+            logger.notice("The system clock is not synchronised: runs will take their times from GPS")
+        }
+        await ingest(
+            CaptureEvent(monotonic: PackClock.monotonic(), wall: PackClock.wall(), body: .clock(synchronized: synchronized))
+        )
     }
 
     /// "Now" for commands and status: the clock live, the replay's latest event otherwise.
@@ -150,8 +168,22 @@ public actor PackEngine {
                 if event.kind == .pause || event.kind == .resume { commitNow = true }
             case .lap(let lap):
                 appendToOpenRun { $0.laps.append(lap) }
+            case .wallClockCorrected(let wall):
+                session?.startWall = wall
+                session?.clockSource = .gps
+                appendToOpenRun { $0.correctedStartWall = wall }
+                commitNow = true
+                logger.notice(
+                    "The system clock is not synchronised: the run's times now come from GPS time",
+                    metadata: sessionMetadata.merging(["start": "\(CivilTime(wall).iso8601())"]) { a, _ in a })
             case .finished(let summary):
-                let wall = now().1 ?? PackClock.wall()
+                // Without a synchronised clock "now" may be far off; the run's own start is not.
+                let wall: WallInstant
+                if let run = session, run.clockSource != .system {
+                    wall = run.startWall.advanced(byNanoseconds: Int64(summary.elapsedSeconds * 1e9))
+                } else {
+                    wall = now().1 ?? PackClock.wall()
+                }
                 appendToOpenRun { $0.finish = SessionBatch.Finish(summary: summary, wall: wall) }
                 commitNow = true
                 logger.info(
@@ -183,7 +215,10 @@ public actor PackEngine {
     func startSession(_ start: SessionStart) {
         let uuid = UUID().uuidString.lowercased()
         let wall = start.wall ?? PackClock.wall()
-        var run = ActiveSession(id: nil, uuid: uuid, startWall: wall, startMonotonic: start.monotonic)
+        let clock: ClockSource =
+            start.wallFromGPS ? .gps : pipeline.recorder.wallClockSynchronized ? .system : .unsynchronized
+        var run = ActiveSession(
+            id: nil, uuid: uuid, startWall: wall, startMonotonic: start.monotonic, clockSource: clock)
         run.id = createRunRow(run)
         session = run
         logger.info(
@@ -197,7 +232,7 @@ public actor PackEngine {
             try database.registerSensors(Array(sensors.values).sorted { $0.id < $1.id })
             return try database.beginSession(
                 uuid: run.uuid, startMonotonic: run.startMonotonic, startWall: run.startWall,
-                source: replay.map { "replay:" + $0.file } ?? "live")
+                source: replay.map { "replay:" + $0.file } ?? "live", clockSource: run.clockSource)
         } catch {
             failedCommits += 1
             if failedCommits == 1 || failedCommits % 60 == 0 {

@@ -2,6 +2,16 @@ import GRDB
 import HandoffModel
 
 /// A recorded run as `handoff runs` and `handoff show` list it.
+/// Where a session's wall-clock times came from.
+public enum ClockSource: String, Hashable, Sendable {
+    /// The system clock, synchronised (NTP or a real-time clock).
+    case system
+    /// GPS time: the system clock was not synchronised.
+    case gps
+    /// The system clock while it was not synchronised, and no GPS time came: may be wrong.
+    case unsynchronized
+}
+
 public struct RunRecord: Hashable, Sendable {
     public var id: SessionID
     public var uuid: String
@@ -9,6 +19,8 @@ public struct RunRecord: Hashable, Sendable {
     /// `live`, or the capture a replay came from.
     public var source: String
     public var startWall: WallInstant
+    /// Where `startWall` came from.
+    public var clockSource: ClockSource
     /// Finished by recovery after a crash or power cut.
     public var recovered: Bool
     /// For a finished run; `nil` while it is being recorded.
@@ -137,6 +149,7 @@ extension PackDatabase {
             point.heartRateSensor = hrKey.map { SensorID($0) }
             point.footpodSensor = footpodKey.map { SensorID($0) }
             point.gpsSensor = gpsKey.map { SensorID($0) }
+            point.steps = row["steps"]
             return point
         }
     }
@@ -195,11 +208,13 @@ extension PackDatabase {
         var summary: RunSummary?
         if state == .finished {
             summary = RunSummary(
-                elapsedSeconds: row["elapsed_s"] ?? 0, statistics: statistics(from: row), splits: splits)
+                elapsedSeconds: row["elapsed_s"] ?? 0, steps: row["steps"], statistics: statistics(from: row),
+                splits: splits)
         }
         return RunRecord(
             id: SessionID(row["id"]), uuid: row["uuid"], state: state, source: row["source"],
-            startWall: WallInstant(nanosecondsSinceEpoch: row["start_wall_ns"]), recovered: row["recovered"],
+            startWall: WallInstant(nanosecondsSinceEpoch: row["start_wall_ns"]),
+            clockSource: ClockSource(rawValue: row["clock_source"] ?? "system") ?? .system, recovered: row["recovered"],
             summary: summary, queuedForUpload: row["queued"] ?? false)
     }
 }

@@ -4,15 +4,18 @@ import HandoffModel
 extension PackDatabase {
     /// Creates the session row when a run starts.
     public func beginSession(
-        uuid: String, startMonotonic: MonotonicInstant, startWall: WallInstant, source: String
+        uuid: String, startMonotonic: MonotonicInstant, startWall: WallInstant, source: String,
+        clockSource: ClockSource = .system
     ) throws -> SessionID {
         try writer.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO session (uuid, state, source, start_wall_ns, start_mono_ns)
-                    VALUES (?, 'recording', ?, ?, ?)
+                    INSERT INTO session (uuid, state, source, start_wall_ns, start_mono_ns, clock_source)
+                    VALUES (?, 'recording', ?, ?, ?, ?)
                     """,
-                arguments: [uuid, source, startWall.nanosecondsSinceEpoch, startMonotonic.nanoseconds])
+                arguments: [
+                    uuid, source, startWall.nanosecondsSinceEpoch, startMonotonic.nanoseconds, clockSource.rawValue,
+                ])
             return SessionID(db.lastInsertedRowID)
         }
     }
@@ -36,8 +39,8 @@ extension PackDatabase {
             let insert = try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO point (session_id, elapsed_s, lat, lon, alt_m, fix, hdop, speed_mps,
-                        distance_m, hr_bpm, cadence_spm, moving, hr_sensor, footpod_sensor, gps_sensor)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        distance_m, hr_bpm, cadence_spm, moving, hr_sensor, footpod_sensor, gps_sensor, steps)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             var row = RawInsert(insert)
             for p in batch.points {
@@ -56,6 +59,7 @@ extension PackDatabase {
                 row.bind(try p.heartRateSensor.map { try sensorRow(db, $0, kind: .heartRate) })
                 row.bind(try p.footpodSensor.map { try sensorRow(db, $0, kind: .footpod) })
                 row.bind(try p.gpsSensor.map { try sensorRow(db, $0, kind: .gps) })
+                row.bind(p.steps)
                 try row.step(db)
             }
         }
@@ -85,6 +89,12 @@ extension PackDatabase {
                 arguments: [session, event.offsetNanoseconds, event.kind.rawValue, sensor, event.detail])
         }
         for lap in batch.laps { try insert(lap, session: session, in: db) }
+        if let wall = batch.correctedStartWall {
+            // Points, events and laps are stored as offsets from the start: they move with it.
+            try db.execute(
+                sql: "UPDATE session SET start_wall_ns = ?, clock_source = 'gps' WHERE id = ?",
+                arguments: [wall.nanosecondsSinceEpoch, session])
+        }
         if let state = batch.state, state != .finished {
             try db.execute(sql: "UPDATE session SET state = ? WHERE id = ?", arguments: [state.rawValue, session])
         }
@@ -118,13 +128,13 @@ extension PackDatabase {
             sql: """
                 UPDATE session SET state = 'finished', recovered = ?, elapsed_s = ?, timer_s = ?, moving_s = ?,
                     distance_m = ?, avg_hr_bpm = ?, max_hr_bpm = ?, avg_cadence_spm = ?, max_speed_mps = ?,
-                    point_count = ?
+                    point_count = ?, steps = ?
                 WHERE id = ?
                 """,
             arguments: [
                 recovered, summary.elapsedSeconds, s.timerSeconds, s.movingSeconds, s.distanceMeters,
                 s.averageHeartRate,
-                s.maximumHeartRate, s.averageCadence, s.maximumSpeed, s.pointCount, session,
+                s.maximumHeartRate, s.averageCadence, s.maximumSpeed, s.pointCount, summary.steps, session,
             ])
         try db.execute(sql: "DELETE FROM split WHERE session_id = ?", arguments: [session])
         for split in summary.splits {

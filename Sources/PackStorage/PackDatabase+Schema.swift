@@ -105,6 +105,15 @@ extension PackDatabase {
                     );
                     """)
         }
+        migrator.registerMigration("v2: steps; start times from GPS time") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE point ADD COLUMN steps INTEGER;
+                    ALTER TABLE session ADD COLUMN steps INTEGER;
+                    ALTER TABLE session ADD COLUMN clock_source TEXT NOT NULL DEFAULT 'system'
+                        CHECK (clock_source IN ('system', 'gps', 'unsynchronized'));
+                    """)
+        }
         return migrator
     }
 }

@@ -11,6 +11,8 @@ public struct SessionBatch: Sendable {
     public var state: SessionState?
     /// The run's summary, when it finished; the run then enters the outbox in the same transaction.
     public var finish: Finish?
+    /// The session's start in UTC from GPS time, replacing the unsynchronised system clock's.
+    public var correctedStartWall: WallInstant?
 
     public struct Finish: Sendable {
         public var summary: RunSummary
@@ -27,6 +29,7 @@ public struct SessionBatch: Sendable {
 
     public var isEmpty: Bool {
         points.isEmpty && rrIntervals.isEmpty && events.isEmpty && laps.isEmpty && state == nil && finish == nil
+            && correctedStartWall == nil
     }
 
     /// Appends a later batch of the same session.
@@ -37,5 +40,6 @@ public struct SessionBatch: Sendable {
         laps += other.laps
         state = other.state ?? state
         finish = other.finish ?? finish
+        correctedStartWall = other.correctedStartWall ?? correctedStartWall
     }
 }

@@ -22,7 +22,6 @@ extension Recorder {
     }
 
     private mutating func makePoint(at boundary: MonotonicInstant, elapsed: Int) -> RecordPoint {
-        let stale = configuration.staleAfterNanoseconds
         var point = RecordPoint(elapsedSeconds: elapsed, distanceMeters: distance.totalMeters)
 
         if let i = selectFresh(.heartRate, at: boundary), let hrm = tracks[i].heartRate, hrm.isPlausible {
@@ -36,11 +35,10 @@ extension Recorder {
             point.footpodSensor = tracks[i].id
         }
         var gpsSpeed: Double?
-        if let i = selectFresh(.gps, at: boundary) {
-            let fix = tracks[i].gps.fix(at: boundary, staleAfter: stale)
+        if let i = selectFresh(.gps, at: boundary), let fix = tracks[i].gpsFix {
             point.gpsSensor = tracks[i].id
             point.gpsFix = fix.mode
-            if fix.mode != .none {
+            if fix.hasPosition {
                 point.latitude = fix.latitude
                 point.longitude = fix.longitude
                 point.altitudeMeters = fix.altitudeMeters
@@ -49,6 +47,7 @@ extension Recorder {
             }
         }
         point.speedMetersPerSecond = gpsSpeed ?? footpodSpeed
+        if hasStepSource { point.steps = Int(steps) }
         if let speed = point.speedMetersPerSecond {
             point.isMoving = speed >= configuration.movingSpeed
         } else if let previous = lastPoint, elapsed > 0 {
@@ -151,6 +150,8 @@ extension Recorder {
         guard selectFresh(.footpod, at: time) == index, let previous, let previousTime, time > previousTime else {
             return
         }
+        integrateFootpodSteps(
+            UInt8((Int(previous.cadence) + Int(rsc.cadence)) / 2), from: previousTime, to: time)
         // The footpod counts only while the GPS cannot.
         if let gps = selectFresh(.gps, at: time), tracks[gps].gpsIsLocked(at: time, configuration: configuration) {
             return
@@ -166,6 +167,28 @@ extension Recorder {
             meters = (previous.speedMetersPerSecond + rsc.speedMetersPerSecond) / 2 * seconds
         }
         if let meters { distance.add(meters, from: previousTime, to: time) }
+    }
+
+    // MARK: Steps
+
+    /// A pedometer's count: the increment counts while recording, if this pedometer is the one
+    /// in use. A count that went down is a device reset: counting restarts from it.
+    mutating func receiveSteps(_ count: Int, track index: Int) {
+        let previous = tracks[index].stepCount
+        tracks[index].stepCount = count
+        guard selectFresh(.pedometer, at: tracks[index].lastDataTime!) == index else { return }
+        hasStepSource = true
+        guard state == .recording, let previous, count >= previous else { return }
+        steps += Double(count - previous)
+    }
+
+    /// Steps from the footpod's cadence, while no pedometer is fresh.
+    mutating func integrateFootpodSteps(_ cadence: UInt8, from previous: MonotonicInstant, to time: MonotonicInstant) {
+        guard configuration.stepsFromFootpodCadence, selectFresh(.pedometer, at: time) == nil else { return }
+        hasStepSource = true
+        guard state == .recording, time.nanoseconds - previous.nanoseconds <= configuration.staleAfterNanoseconds
+        else { return }
+        steps += Double(cadence) / 60 * time.seconds(since: previous)
     }
 
     mutating func receiveGPSEpoch(_ epoch: EpochFix, track index: Int) {

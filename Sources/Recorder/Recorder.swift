@@ -33,6 +33,18 @@ public struct Recorder: Sendable {
     var lapPointCount = 0
     var nextAutoLapDistance: Double?
 
+    /// Steps counted in this session, with the fraction footpod cadence integration leaves.
+    var steps = 0.0
+    var hasStepSource = false
+
+    /// Whether the system clock is synchronised. When it is not, the session's wall times come
+    /// from GPS time: the owner sets this from the kernel's clock status (or a capture's).
+    public var wallClockSynchronized = true
+    /// GPS time minus the monotonic clock, learnt from the latest fix with a date.
+    var gpsTimeOffset: Int64?
+    /// The session's start was already set from GPS time.
+    var startFromGPS = false
+
     public init(configuration: RecorderConfiguration = RecorderConfiguration()) {
         self.configuration = configuration
     }
@@ -123,8 +135,15 @@ public struct Recorder: Sendable {
             }
         case .runningSpeedCadence(let rsc):
             receiveFootpod(rsc, at: time, track: index)
-        case .nmea(let report):
-            if let epoch = tracks[index].gps.add(report, at: time) { receiveGPSEpoch(epoch, track: index) }
+        case .gnss(let fix):
+            tracks[index].gpsFix = fix
+            learnGPSTime(fix, at: time, into: &out)
+            receiveGPSEpoch(
+                EpochFix(
+                    time: time, hasFix: fix.hasPosition, latitude: fix.latitude ?? 0, longitude: fix.longitude ?? 0,
+                    speed: fix.speedMetersPerSecond, hdop: fix.hdop), track: index)
+        case .steps(let count):
+            receiveSteps(count, track: index)
         case .link:
             break
         }
@@ -134,6 +153,22 @@ public struct Recorder: Sendable {
     /// Lets time pass with no input: emits the grid points up to `time` (a clock tick).
     public mutating func advance(to time: MonotonicInstant) -> [RecorderOutput] {
         emitPoints(through: clamp(time))
+    }
+
+    // MARK: GPS time
+
+    /// Learns GPS time from a fix with a date and a position (a receiver's clock before its first
+    /// fix is a guess); moves the session's start to GPS time when the system clock is not
+    /// synchronised.
+    mutating func learnGPSTime(_ fix: GNSSFix, at time: MonotonicInstant, into out: inout [RecorderOutput]) {
+        guard fix.hasPosition, let utc = fix.utc else { return }
+        gpsTimeOffset = utc.nanosecondsSinceEpoch &- time.nanoseconds
+        guard !wallClockSynchronized, !startFromGPS, isActive, var begun = start, let gpsTimeOffset else { return }
+        begun.wall = WallInstant(nanosecondsSinceEpoch: begun.monotonic.nanoseconds &+ gpsTimeOffset)
+        begun.wallFromGPS = true
+        start = begun
+        startFromGPS = true
+        out.append(.wallClockCorrected(begun.wall!))
     }
 
     // MARK: Helpers
@@ -163,7 +198,8 @@ public struct Recorder: Sendable {
         switch value {
         case .heartRate: .heartRate
         case .runningSpeedCadence: .footpod
-        case .nmea: .gps
+        case .gnss: .gps
+        case .steps: .pedometer
         case .link: .unknown
         }
     }
@@ -175,10 +211,19 @@ public struct Recorder: Sendable {
             t.inGap = false
             return t
         }
+        let synchronized = wallClockSynchronized
+        let gpsOffset = gpsTimeOffset
         self = Recorder(configuration: configuration)
         tracks = known
+        wallClockSynchronized = synchronized
+        gpsTimeOffset = gpsOffset
         lastInputTime = time
-        let begun = SessionStart(monotonic: time, wall: wall)
+        var begun = SessionStart(monotonic: time, wall: wall)
+        if !wallClockSynchronized, let gpsOffset {
+            begun.wall = WallInstant(nanosecondsSinceEpoch: time.nanoseconds &+ gpsOffset)
+            begun.wallFromGPS = true
+            startFromGPS = true
+        }
         start = begun
         state = .recording
         distance.start(at: time)
@@ -202,7 +247,7 @@ public struct Recorder: Sendable {
                         ))))
         }
         let summary = RunSummary(
-            elapsedSeconds: Double(offset) / 1e9,
+            elapsedSeconds: Double(offset) / 1e9, steps: hasStepSource ? Int(steps) : nil,
             statistics: sessionStatistics.statistics(distanceMeters: distance.totalMeters, timerSeconds: timer),
             splits: splits.finished(distanceMeters: distance.totalMeters, timerSeconds: timer))
         state = .finished

@@ -10,11 +10,15 @@ public struct RecorderConfiguration: Hashable, Sendable {
     /// A second counts as moving when the fused speed is at least this (m/s).
     public var movingSpeed: Double
     public var gps: GPSDistanceConfiguration
+    /// Count steps from the footpod's cadence while no pedometer is fresh (the last fallback).
+    public var stepsFromFootpodCadence: Bool
 
     public init(
         autoLapMeters: Double? = 1000, staleAfterNanoseconds: Int64 = 3 * nanosecondsPerSecond,
-        movingSpeed: Double = 0.5, gps: GPSDistanceConfiguration = GPSDistanceConfiguration()
+        movingSpeed: Double = 0.5, gps: GPSDistanceConfiguration = GPSDistanceConfiguration(),
+        stepsFromFootpodCadence: Bool = true
     ) {
+        self.stepsFromFootpodCadence = stepsFromFootpodCadence
         self.autoLapMeters = autoLapMeters
         self.staleAfterNanoseconds = staleAfterNanoseconds
         self.movingSpeed = movingSpeed

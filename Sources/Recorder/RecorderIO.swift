@@ -10,7 +10,10 @@ public struct SensorReading: Hashable, Sendable {
     public enum Value: Hashable, Sendable {
         case heartRate(HeartRateMeasurement)
         case runningSpeedCadence(RSCMeasurement)
-        case nmea(NMEAReport)
+        /// One receiver epoch's fix (assembled from NMEA sentences, or a gpsd TPV report).
+        case gnss(GNSSFix)
+        /// A pedometer's running step count (it may restart from zero when the device resets).
+        case steps(Int)
         case link(LinkState, reason: String?)
     }
 
@@ -29,6 +32,9 @@ public enum RecorderOutput: Hashable, Sendable {
     case rrIntervals(RRIntervalBatch)
     case event(SessionEvent)
     case lap(Lap)
+    /// The session's start in UTC, learnt from GPS time because the system clock was not
+    /// synchronised: every wall time of the session derives from it, points already kept included.
+    case wallClockCorrected(WallInstant)
     /// The session ended; nothing follows.
     case finished(RunSummary)
 }
@@ -38,6 +44,8 @@ public struct SessionStart: Hashable, Sendable {
     public var monotonic: MonotonicInstant
     /// The wall-clock time at the start, when the pack knew it.
     public var wall: WallInstant?
+    /// `wall` came from GPS time (the system clock was not synchronised).
+    public var wallFromGPS = false
 }
 
 /// A command that does not apply in the recorder's state, with a sentence for the runner.

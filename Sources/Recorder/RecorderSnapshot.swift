@@ -1,4 +1,5 @@
 import HandoffModel
+import SensorCodecs
 
 /// The recorder's state at a moment, for `handoff status`.
 public struct RecorderSnapshot: Hashable, Sendable {
@@ -13,7 +14,9 @@ public struct RecorderSnapshot: Hashable, Sendable {
     public var heartRateBPM: Int?
     public var cadenceSPM: Int?
     public var speedMetersPerSecond: Double?
-    public var gps: GPSFix
+    public var gps: GNSSFix
+    /// Steps counted in this session so far, when there is a step source.
+    public var steps: Int?
     public var sensors: [SensorSnapshot]
 }
 
@@ -44,7 +47,7 @@ extension Recorder {
         }
         let hr = freshest(.heartRate)?.heartRate.flatMap { $0.isPlausible ? Int($0.heartRate) : nil }
         let rsc = freshest(.footpod)?.rsc
-        let fix = freshest(.gps)?.gps.fix(at: now, staleAfter: stale) ?? .noFix
+        let fix = freshest(.gps)?.gpsFix ?? GNSSFix(mode: .none)
         var snapshot = RecorderSnapshot(
             state: state, pointCount: sessionStatistics.count,
             heartRateBPM: hr, cadenceSPM: rsc.map { Int($0.cadence) },
@@ -62,6 +65,7 @@ extension Recorder {
             snapshot.distanceMeters = distance.totalMeters
             snapshot.lapIndex = lapIndex
             snapshot.lapDistanceMeters = distance.totalMeters - lapStartDistance
+            if hasStepSource { snapshot.steps = Int(steps) }
         }
         return snapshot
     }

@@ -6,6 +6,9 @@ import SensorCodecs
 public struct RunPipeline: Sendable {
     public private(set) var recorder: Recorder
     public private(set) var decoding: [SensorID: DecodeCounts] = [:]
+    /// Each NMEA receiver's epoch assembly, and each gpsd device's TPV merging.
+    private var nmea: [SensorID: NMEAFixAssembler] = [:]
+    private var gpsd: [SensorID: GpsdFixMerger] = [:]
 
     public init(configuration: RecorderConfiguration = RecorderConfiguration(), sensors: [SensorDescriptor] = []) {
         recorder = Recorder(configuration: configuration)
@@ -42,14 +45,20 @@ public struct RunPipeline: Sendable {
                 step.commandError = error
                 step.outputs = recorder.advance(to: event.monotonic)
             }
+        case .clock(let synchronized):
+            recorder.wallClockSynchronized = synchronized
+            step.outputs = recorder.advance(to: event.monotonic)
         case .link(let sensor, let state, let reason):
             step.outputs = recorder.receive(
                 SensorReading(time: event.monotonic, sensor: sensor, value: .link(state, reason: reason)))
         case .payload(let sensor, let kind, let payload):
-            switch Self.decode(kind: kind, payload: payload) {
+            switch decode(kind: kind, payload: payload, sensor: sensor) {
             case .value(let value):
                 decoding[sensor, default: DecodeCounts()].decoded += 1
                 step.outputs = recorder.receive(SensorReading(time: event.monotonic, sensor: sensor, value: value))
+            case .pending:
+                decoding[sensor, default: DecodeCounts()].decoded += 1
+                step.outputs = recorder.advance(to: event.monotonic)
             case .skipped:
                 decoding[sensor, default: DecodeCounts()].skipped += 1
                 step.outputs = recorder.advance(to: event.monotonic)
@@ -69,11 +78,13 @@ public struct RunPipeline: Sendable {
 
     enum Decoded {
         case value(SensorReading.Value)
+        /// Decoded, and part of a value still being assembled (an epoch's first sentences).
+        case pending
         case skipped
         case rejected(String)
     }
 
-    static func decode(kind: PayloadKind, payload: Payload) -> Decoded {
+    mutating func decode(kind: PayloadKind, payload: Payload, sensor: SensorID) -> Decoded {
         switch (kind, payload) {
         case (.heartRateMeasurement, .bytes(let bytes)):
             do { return .value(.heartRate(try HeartRateMeasurement(decoding: bytes))) } catch {
@@ -84,16 +95,38 @@ public struct RunPipeline: Sendable {
                 return .rejected("RSC measurement: \(error)")
             }
         case (.nmea, .text(let line)):
-            do { return .value(.nmea(try NMEAReport(line: line))) } catch {
+            let report: NMEAReport
+            let address: String
+            do {
+                let sentence = try NMEASentence(parsing: line)
+                address = sentence.isProprietary ? "P" + sentence.type : sentence.talker + sentence.type
+                report = try NMEAReport(sentence)
+            } catch {
                 switch error {
                 case .proprietary, .unsupported: return .skipped
                 default: return .rejected("NMEA: \(error)")
                 }
             }
+            guard let fix = nmea[sensor, default: NMEAFixAssembler()].add(report, address: address) else {
+                return .pending
+            }
+            return .value(.gnss(fix))
+        case (.gpsd, .text(let line)):
+            let report: GpsdReport
+            do { report = try GpsdReport(line: line) } catch { return .rejected("gpsd: \(error)") }
+            switch report {
+            case .tpv, .sky:
+                guard let fix = gpsd[sensor, default: GpsdFixMerger()].add(report) else { return .pending }
+                return .value(.gnss(fix))
+            case .devices, .other, .error: return .skipped
+            }
+        case (.steps, .text(let text)):
+            guard let count = Int(text), count >= 0 else { return .rejected("steps: '\(text)' is not a count") }
+            return .value(.steps(count))
         case (.heartRateMeasurement, .text), (.rscMeasurement, .text):
             return .rejected("\(kind) payload must be bytes (\"hex\"), not text")
-        case (.nmea, .bytes):
-            return .rejected("NMEA payload must be text, not bytes")
+        case (.nmea, .bytes), (.gpsd, .bytes), (.steps, .bytes):
+            return .rejected("\(kind) payload must be text, not bytes")
         default:
             return .skipped
         }

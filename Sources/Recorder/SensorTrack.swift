@@ -18,13 +18,17 @@ struct SensorTrack: Hashable, Sendable {
     var rscPrevious: RSCMeasurement?
     var rscPreviousTime: MonotonicInstant?
 
-    var gps = GPSFixAssembler()
+    /// The latest fix and when it arrived.
+    var gpsFix: GNSSFix?
     /// The previous epoch with a fix, for GPS distance increments.
     var gpsPrevious: EpochFix?
     /// Where position-based distance last counted from (receivers without speed).
     var gpsAnchor: EpochFix?
     /// Set once two consecutive fixes joined up: from then on GPS measures the distance.
     var gpsLocked = false
+
+    /// A pedometer's last count, to turn counts into increments.
+    var stepCount: Int?
 
     init(id: SensorID, kind: SensorKind) {
         self.id = id

@@ -82,6 +82,9 @@ public enum CaptureCodec {
             w.raw(",\"kind\":\"command\",")
             w.key("command")
             w.write(command.rawValue)
+        case .clock(let synchronized):
+            w.raw(",\"kind\":\"clock\",\"synchronized\":")
+            w.raw(synchronized ? "true" : "false")
         }
         w.raw("}")
         return w.text
@@ -145,6 +148,12 @@ public enum CaptureCodec {
             let name = try requiredString(object, "command")
             guard let command = SessionCommand(rawValue: name) else { throw .unknownCommand(name) }
             body = .command(command)
+        case "clock":
+            guard let value = object["synchronized"] else { throw .missingField("synchronized") }
+            guard case .bool(let synchronized) = value else {
+                throw .wrongType(field: "synchronized", expected: "true or false")
+            }
+            body = .clock(synchronized: synchronized)
         case "link":
             let sensor = SensorID(try requiredString(object, "sensor"))
             let stateName = try requiredString(object, "state")

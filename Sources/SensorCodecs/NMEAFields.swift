@@ -9,7 +9,7 @@ struct NMEAFields {
         self.sentence = sentence
     }
 
-    private func bad(_ name: String, _ index: Int) -> NMEAError {
+    func bad(_ name: String, _ index: Int) -> NMEAError {
         .badField(
             sentence: sentenceName, field: name, value: String(decoding: sentence.field(index) ?? [], as: UTF8.self))
     }
@@ -24,6 +24,18 @@ struct NMEAFields {
         guard let bytes = sentence.field(index) else { return nil }
         guard bytes.count <= 9, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw bad(name, index) }
         return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    /// An integer that may be negative (a GSV elevation below the horizon).
+    func signedInteger(_ index: Int, _ name: String) throws(NMEAError) -> Int? {
+        guard let bytes = sentence.field(index) else { return nil }
+        let negative = bytes.first == UInt8(ascii: "-")
+        let digits = negative ? bytes.dropFirst() : bytes
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw bad(name, index)
+        }
+        let value = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return negative ? -value : value
     }
 
     func character(_ index: Int, _ name: String, allowed: StaticString) throws(NMEAError) -> Character? {

@@ -2,6 +2,12 @@
 public enum NMEAReport: Hashable, Sendable {
     case rmc(RMC)
     case gga(GGA)
+    case gsa(GSA)
+    case gsv(GSV)
+    case vtg(VTG)
+    case gll(GLL)
+    case zda(ZDA)
+    case gns(GNS)
 
     /// Decodes a framed sentence. Proprietary sentences and other types throw
     /// `.proprietary` / `.unsupported`, which callers skip and count.
@@ -10,6 +16,12 @@ public enum NMEAReport: Hashable, Sendable {
         switch sentence.type {
         case "RMC": self = .rmc(try RMC(sentence))
         case "GGA": self = .gga(try GGA(sentence))
+        case "GSA": self = .gsa(try GSA(sentence))
+        case "GSV": self = .gsv(try GSV(sentence))
+        case "VTG": self = .vtg(try VTG(sentence))
+        case "GLL": self = .gll(try GLL(sentence))
+        case "ZDA": self = .zda(try ZDA(sentence))
+        case "GNS": self = .gns(try GNS(sentence))
         default: throw .unsupported(sentence.talker + sentence.type)
         }
     }
@@ -17,6 +29,18 @@ public enum NMEAReport: Hashable, Sendable {
     /// Frames and decodes one line.
     public init(line: String) throws(NMEAError) {
         try self.init(NMEASentence(parsing: line))
+    }
+
+    /// The UTC time of day the sentence states, for the sentences that carry one.
+    public var time: NMEATime? {
+        switch self {
+        case .rmc(let s): s.time
+        case .gga(let s): s.time
+        case .gll(let s): s.time
+        case .zda(let s): s.time
+        case .gns(let s): s.time
+        case .gsa, .gsv, .vtg: nil
+        }
     }
 }
 

@@ -22,9 +22,17 @@ public struct NMEASentence: Hashable, Sendable {
 
     /// Frames one sentence. Bytes before the last `$` (line noise, a doubled `$$`) and the
     /// line ending are dropped. Works on the bytes throughout: this is on every GPS epoch's path.
-    public init(parsing line: String) throws(NMEAError) {
+    public init(parsing line: String, checksum: NMEAChecksumPolicy = .required) throws(NMEAError) {
         var line = line
-        let parsed = line.withUTF8 { bytes in Result { () throws(NMEAError) in try Self.parse(bytes) } }
+        let parsed = line.withUTF8 { bytes in Result { () throws(NMEAError) in try Self.parse(bytes, checksum) } }
+        self = try parsed.get()
+    }
+
+    /// Frames one sentence from its bytes (as `NMEAFramer` delivers them).
+    public init(bytes: [UInt8], checksum: NMEAChecksumPolicy = .required) throws(NMEAError) {
+        let parsed = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(NMEAError) in try Self.parse(buffer, checksum) }
+        }
         self = try parsed.get()
     }
 
@@ -36,7 +44,9 @@ public struct NMEASentence: Hashable, Sendable {
         self.fieldRanges = fieldRanges
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(NMEAError) -> NMEASentence {
+    private static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ policy: NMEAChecksumPolicy
+    ) throws(NMEAError) -> NMEASentence {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x20 { end -= 1 }
         var star: Int?
@@ -49,8 +59,8 @@ public struct NMEASentence: Hashable, Sendable {
             index -= 1
         }
         guard let star else {
-            guard bytes[..<end].contains(UInt8(ascii: "$")) else { throw .missingStart }
-            throw .missingChecksum
+            guard let dollar = bytes[..<end].lastIndex(of: UInt8(ascii: "$")) else { throw .missingStart }
+            return try parseUnchecked(Array(bytes[(dollar + 1)..<end]), policy)
         }
         var dollar: Int?
         index = star - 1
@@ -81,7 +91,31 @@ public struct NMEASentence: Hashable, Sendable {
         }
         ranges.append(fieldStart..<body.count)
         guard computed == expected else { throw .badChecksum(stated: expected, computed: computed) }
+        return try split(body, ranges)
+    }
 
+    /// A sentence sent without a checksum: accepted only from receivers known to do that.
+    private static func parseUnchecked(
+        _ body: [UInt8], _ policy: NMEAChecksumPolicy
+    ) throws(NMEAError) -> NMEASentence {
+        let addressEnd = body.firstIndex(of: UInt8(ascii: ",")) ?? body.count
+        let address = String(decoding: body[..<addressEnd], as: UTF8.self)
+        guard policy.allowsMissingChecksum(address) else { throw .missingChecksum }
+        var ranges: [Range<Int>] = []
+        var fieldStart = 0
+        for (offset, byte) in body.enumerated() {
+            guard byte >= 0x20, byte < 0x7F else { throw .notPrintableASCII }
+            if byte == UInt8(ascii: ",") {
+                ranges.append(fieldStart..<offset)
+                fieldStart = offset + 1
+            }
+        }
+        ranges.append(fieldStart..<body.count)
+        return try split(body, ranges)
+    }
+
+    private static func split(_ body: [UInt8], _ fieldRanges: [Range<Int>]) throws(NMEAError) -> NMEASentence {
+        var ranges = fieldRanges
         let address = ranges.removeFirst()
         if address.count >= 1, body[address.lowerBound] == UInt8(ascii: "P") {
             return NMEASentence(
@@ -131,6 +165,25 @@ public struct NMEASentence: Hashable, Sendable {
         let hex = Array("0123456789ABCDEF")
         return "$\(body)*\(hex[Int(sum >> 4)])\(hex[Int(sum & 0x0F)])"
     }
+}
+
+/// Which sentences may come without a `*hh` checksum.
+///
+/// NMEA 0183 makes the checksum optional for some sentences, but every receiver we know sends it
+/// except where listed here; accepting unchecked sentences in general would let line noise in.
+public struct NMEAChecksumPolicy: Hashable, Sendable {
+    /// Addresses (talker and type, or `P` and the proprietary name) accepted without a checksum.
+    public var addressesWithoutChecksum: Set<String>
+
+    public init(addressesWithoutChecksum: Set<String>) {
+        self.addressesWithoutChecksum = addressesWithoutChecksum
+    }
+
+    /// The receivers known to send sentences without a checksum: the MediaTek MT3301 sends its
+    /// `$POLYN` start-up lines bare (they are proprietary, so they are then skipped and counted).
+    public static let required = NMEAChecksumPolicy(addressesWithoutChecksum: ["POLYN"])
+
+    func allowsMissingChecksum(_ address: String) -> Bool { addressesWithoutChecksum.contains(address) }
 }
 
 /// Why an NMEA sentence could not be used.

@@ -33,15 +33,28 @@ struct CLITests {
         #expect(lines[2].contains(#""cadence_spm":80"#))
     }
 
-    @Test("decode nmea names fields as gpsd's TPV does", .enabled(if: Fixtures.available))
+    @Test("decode nmea --json prints one fix per epoch with gpsd's TPV names", .enabled(if: Fixtures.available))
     func decodeNMEA() throws {
         let log = try Fixtures.text("gpsd/ublox-neo-m9n-nmea.log")
-        let result = try handoff(["decode", "nmea"], stdin: log)
-        let first = try #require(result.stdout.split(separator: "\n").first { $0.contains(#""sentence":"RMC""#) })
-        let object = try JSONSerialization.jsonObject(with: Data(first.utf8)) as! [String: Any]
+        let result = try handoff(["decode", "nmea", "--json"], stdin: log)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 61, "one line per epoch of the log")
+        let object = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
         #expect(object["time"] as? String == "2020-07-11T22:37:45.000Z")
         #expect(abs((object["lat"] as? Double ?? 0) - 38.110494) < 1e-9)
-        #expect(object["mode"] as? Int == 2)
+        #expect(object["mode"] as? Int == 3 && object["alt"] as? Double == 83.1)
+        #expect(object["satellites_used"] as? Int == 25)
+        #expect(result.stderr.contains("61 fixes from 1281 sentences"))
+        let text = try handoff(["decode", "nmea"], stdin: log)
+        #expect(text.stdout.hasPrefix("2020-07-11T22:37:45.000Z  3D  38.110494 -122.626897  alt 83.1 m"))
+    }
+
+    @Test("decode nmea on input with no sentence at all fails with the reason")
+    func decodeNMEAGarbage() throws {
+        let result = try handoff(["decode", "nmea"], stdin: "hello\n$GPGGA,1*00\n")
+        #expect(result.status == 1 && result.stdout.isEmpty)
+        #expect(result.stderr.contains("rejected 1") && result.stderr.contains("checksum"))
     }
 
     @Test("simulate writes a capture the codec reads, with the truth in its header")

@@ -31,29 +31,25 @@ struct Harness {
             SensorReading(time: Self.time(seconds), sensor: sensor, value: .runningSpeedCadence(m)))
     }
 
-    /// An RMC (with speed) at `north` metres north of a fixed origin.
+    /// A fix (with speed, as every RMC has) at `north` metres north of a fixed origin.
     mutating func gps(north: Double, speed: Double?, fix: Bool = true, at seconds: Double, sensor: SensorID = "gps0") {
-        let latitude = 48 + north / 111_194.93
-        let minutes = (latitude - 48) * 60
-        let lat = "48" + (minutes < 10 ? "0" : "") + String(format6(minutes))
-        let knots = speed.map { String(format6($0 * 3600 / 1852)) } ?? ""
-        let body =
+        let value =
             fix
-            ? "GPRMC,120000.00,A,\(lat),N,01130.000000,E,\(knots),0.0,140626,,,A" : "GPRMC,120000.00,V,,,,,,,140626,,,N"
-        let report = try! NMEAReport(line: NMEASentence.frame(body))
-        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .nmea(report)))
+            ? GNSSFix(
+                mode: .threeD, latitude: 48 + north / 111_194.93, longitude: 11.5, altitudeMeters: 500,
+                speedMetersPerSecond: speed, trackDegrees: 0, hdop: 1)
+            : GNSSFix(mode: .none)
+        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .gnss(value)))
     }
 
-    /// A GGA (no speed) at (`north`, `east`) metres from a fixed origin.
+    /// A fix without speed (a receiver that sends GGA alone) at (`north`, `east`) metres from a
+    /// fixed origin.
     mutating func gga(north: Double, east: Double, hdop: Double = 1.0, at seconds: Double, sensor: SensorID = "gps0") {
-        // 1 km north and east of 48°N 11°E, so that noise never crosses a whole degree.
-        let lat = 48 + (north + 1000) / 111_194.93
-        let lon = 11 + (east + 1000) / (111_194.93 * 0.66913060635885824)  // cos(48°)
-        let latText = "48" + pad2((lat - 48) * 60)
-        let lonText = "011" + pad2((lon - 11) * 60)
-        let body = "GPGGA,120000.00,\(latText),N,\(lonText),E,1,09,\(hdop),500.0,M,47.0,M,,"
-        let report = try! NMEAReport(line: NMEASentence.frame(body))
-        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .nmea(report)))
+        // 1 km north and east of 48°N 11°E, rounded as a receiver's sentence would be (1e-6').
+        let lat = 48 + ((((north + 1000) / 111_194.93) * 60 * 1e6).rounded() / 1e6) / 60
+        let lon = 11 + ((((east + 1000) / (111_194.93 * 0.66913060635885824)) * 60 * 1e6).rounded() / 1e6) / 60
+        let value = GNSSFix(mode: .threeD, latitude: lat, longitude: lon, altitudeMeters: 500, hdop: hdop, satellitesUsed: 9)
+        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .gnss(value)))
     }
 
     mutating func link(_ state: LinkState, at seconds: Double, sensor: SensorID = "hr0") {
@@ -72,15 +68,6 @@ struct Harness {
     var summary: RunSummary? { outputs.lazy.compactMap { if case .finished(let s) = $0 { s } else { nil } }.first }
 }
 
-private func format6(_ value: Double) -> String {
-    let scaled = Int64((value * 1_000_000).rounded())
-    let fraction = String(scaled % 1_000_000)
-    return "\(scaled / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
-}
-
-private func pad2(_ minutes: Double) -> String {
-    (minutes < 10 ? "0" : "") + format6(minutes)
-}
 
 /// SplitMix64: reproducible noise for tests.
 struct SeededRandom: RandomNumberGenerator {

@@ -4,7 +4,7 @@ import SensorCodecs
 import TestSupport
 import Testing
 
-@Suite("NMEA 0183 RMC and GGA")
+@Suite("NMEA 0183 sentences")
 struct NMEATests {
     @Test("RMC from a u-blox M8 decodes time, position, speed, track and date")
     func rmc() throws {
@@ -98,9 +98,59 @@ struct NMEATests {
     @Test("Proprietary and unread sentences are reported as such")
     func skippedKinds() {
         #expect(throws: NMEAError.proprietary("UBX")) { try NMEAReport(line: NMEASentence.frame("PUBX,00,1")) }
-        #expect(throws: NMEAError.unsupported("GPGSA")) {
-            try NMEAReport(line: NMEASentence.frame("GPGSA,A,3,29,20,,,,,,,,,,,0.99,0.54,0.83"))
+        #expect(throws: NMEAError.unsupported("GNGST")) {
+            try NMEAReport(line: NMEASentence.frame("GNGST,223745.00,24,3.4,2.1,88.4,2.1,3.4,5.0"))
         }
+    }
+
+    @Test("A sentence without a checksum is accepted only from a receiver known to send it")
+    func missingChecksumPolicy() throws {
+        // The MT3301 sends its $POLYN start-up lines bare: framed, then skipped as proprietary.
+        let polyn = try NMEASentence(parsing: "$POLYN,TIME,RESTART_OCCURRED")
+        #expect(polyn.isProprietary && polyn.type == "OLYN")
+        #expect(throws: NMEAError.missingChecksum) { try NMEASentence(parsing: "$GPGGA,123519,,,,,0,00,,,,,,,") }
+        let lenient = NMEAChecksumPolicy(addressesWithoutChecksum: ["GPGGA"])
+        #expect(try NMEASentence(parsing: "$GPGGA,123519,,,,,0,00,,,,,,,", checksum: lenient).type == "GGA")
+    }
+
+    @Test("GSA: fix type, satellites used, PDOP/HDOP/VDOP and the NMEA 4.10 system ID")
+    func gsa() throws {
+        guard case .gsa(let g) = try NMEAReport(line: "$GNGSA,A,3,82,73,74,67,81,83,68,,,,,,0.99,0.54,0.83,2*08") else {
+            Issue.record("not a GSA"); return
+        }
+        #expect(g.fixType == 3 && g.satellitesUsed == [82, 73, 74, 67, 81, 83, 68])
+        #expect(g.pdop == 0.99 && g.hdop == 0.54 && g.vdop == 0.83 && g.systemID == 2)
+    }
+
+    @Test("GSV: satellites in view with elevation, azimuth and SNR; an untracked one has no SNR")
+    func gsv() throws {
+        guard case .gsv(let g) = try NMEAReport(line: "$GPGSV,3,3,12,24,58,220,,26,17,053,,29,20,063,,30,60,311,44*7F")
+        else { Issue.record("not a GSV"); return }
+        #expect(g.total == 3 && g.number == 3 && g.satellitesInView == 12 && g.satellites.count == 4)
+        #expect(g.satellites[0].prn == 24 && g.satellites[0].elevationDegrees == 58)
+        #expect(g.satellites[0].azimuthDegrees == 220 && g.satellites[0].snr == nil)
+        #expect(g.satellites[3].snr == 44)
+        #expect(throws: NMEAError.self) { try NMEAReport(line: NMEASentence.frame("GPGSV,2,3,08")) }
+    }
+
+    @Test("VTG, GLL, ZDA and GNS decode; BeiDou's GB talker is BeiDou")
+    func otherSentences() throws {
+        guard case .vtg(let v) = try NMEAReport(line: "$GPVTG,0.00,T,,M,0.039,N,0.072,K,A*32") else {
+            Issue.record("not a VTG"); return
+        }
+        #expect(v.trackDegrees == 0 && abs(v.speedMetersPerSecond! - 0.039 * 1852 / 3600) < 1e-12 && v.mode == "A")
+        guard case .gll(let l) = try NMEAReport(line: NMEASentence.frame("GNGLL,3806.62964,N,12237.61382,W,223745.00,A,D"))
+        else { Issue.record("not a GLL"); return }
+        #expect(l.hasFix && abs(l.latitude! - (38 + 6.62964 / 60)) < 1e-12 && l.longitude! < 0)
+        guard case .zda(let z) = try NMEAReport(line: NMEASentence.frame("GNZDA,223745.00,11,07,2020,00,00")) else {
+            Issue.record("not a ZDA"); return
+        }
+        #expect(z.date == NMEADate(year: 2020, month: 7, day: 11) && z.time == NMEATime(hour: 22, minute: 37, second: 45))
+        guard case .gns(let n) = try NMEAReport(line: "$GNGNS,053232.438,3114.8789,N,12135.2442,E,ANNA,07,1.2,153.8,8.3,,0000*5F")
+        else { Issue.record("not a GNS"); return }
+        #expect(n.hasFix && n.modes == "ANNA" && n.satellitesUsed == 7 && n.altitudeMeters == 153.8)
+        #expect(GNSSConstellation(talker: "GB") == .beidou && GNSSConstellation(talker: "BD") == .beidou)
+        #expect(GNSSConstellation(talker: "GQ") == .qzss && GNSSConstellation(talker: "GA") == .galileo)
     }
 
     @Test("Malformed fields name the field")
@@ -130,6 +180,96 @@ struct NMEATests {
     }
 }
 
+
+@Suite("NMEA framing of a receiver's byte stream")
+struct NMEAFramingTests {
+    static let epoch = [
+        "GNRMC,223745.00,A,3806.62964,N,12237.61382,W,0.040,,110720,,,D,V",
+        "GNGGA,223745.00,3806.62964,N,12237.61382,W,2,12,0.54,83.1,M,-29.5,M,,0000",
+        "GNRMC,223746.00,A,3806.62965,N,12237.61383,W,0.041,,110720,,,D,V",
+        "GNGGA,223746.00,3806.62965,N,12237.61383,W,2,12,0.54,83.1,M,-29.5,M,,0000",
+    ].map(NMEASentence.frame)
+
+    static func decode(_ chunks: [[UInt8]]) -> ([GNSSFix], NMEADecoder.Counts) {
+        var decoder = NMEADecoder()
+        var fixes: [GNSSFix] = []
+        for chunk in chunks { decoder.append(chunk) { fixes.append($0) } }
+        decoder.finish { fixes.append($0) }
+        return (fixes, decoder.counts)
+    }
+
+    @Test("Sentences split across reads anywhere give the same fixes as whole lines")
+    func splitReads() async {
+        let bytes = Array(Self.epoch.map { $0 + "\r\n" }.joined().utf8)
+        let (whole, _) = Self.decode([bytes])
+        #expect(whole.count == 2 && whole[0].latitude != nil)
+        await propertyCheck(count: 300, input: Gen.int(in: 1...40).array(of: 1...60)) { sizes in
+            var chunks: [[UInt8]] = []
+            var offset = 0
+            for size in sizes where offset < bytes.count {
+                chunks.append(Array(bytes[offset..<min(bytes.count, offset + size)]))
+                offset += size
+            }
+            if offset < bytes.count { chunks.append(Array(bytes[offset...])) }
+            #expect(Self.decode(chunks).0 == whole)
+        }
+    }
+
+    @Test("Garbage, binary, a doubled $ and bare LF between sentences are dropped and counted")
+    func garbageBetweenSentences() {
+        var bytes: [UInt8] = [0xB5, 0x62, 0x01, 0x07, 0x00, 0xFF]  // a u-blox UBX frame's start
+        bytes += Array(("$" + Self.epoch[0] + "\n").utf8)  // $$GNRMC
+        bytes += Array("$GNGGA,223745.00,3806.6".utf8) + [0x00, 0x81]  // cut off by binary
+        bytes += Array((Self.epoch[1] + "\r\nnoise\r\n" + Self.epoch[2] + "\r" + Self.epoch[3] + "\n").utf8)
+        let (fixes, counts) = Self.decode([bytes])
+        #expect(fixes.count == 2)
+        #expect(counts.decoded == 4 && counts.rejected == 0)
+        #expect(counts.discardedBytes > 20)
+    }
+
+    @Test("A line that never ends is dropped, and the next sentence still decodes")
+    func overlongLine() {
+        let bytes = Array(("$GPGGA," + String(repeating: "1", count: 500) + Self.epoch[0] + "\r\n").utf8)
+        var framer = NMEAFramer()
+        var lines: [[UInt8]] = []
+        framer.append(bytes) { lines.append($0) }
+        #expect(lines.map { String(decoding: $0, as: UTF8.self) } == [Self.epoch[0]])
+        #expect(framer.overlongLines == 1)
+    }
+
+    @Test("Random bytes and mutated real sentences never trap the decoder")
+    func fuzz() async {
+        await propertyCheck(count: 2000, input: Gen.uint8().array(of: 0...400)) { bytes in
+            var decoder = NMEADecoder()
+            decoder.append(bytes) { _ in }
+            decoder.finish { _ in }
+        }
+        let real = Array(Self.epoch.map { $0 + "\r\n" }.joined().utf8)
+        // Each random number encodes one edit: where, which byte, and replace, insert or delete.
+        await propertyCheck(count: 2000, input: Gen.int(in: 0...(1 << 40)).array(of: 1...12)) { edits in
+            var bytes = real
+            for edit in edits {
+                let position = edit % bytes.count
+                let byte = UInt8(truncatingIfNeeded: edit >> 20)
+                switch (edit >> 30) % 3 {
+                case 0: bytes[position] = byte
+                case 1: bytes.insert(byte, at: position)
+                default: bytes.remove(at: position)
+                }
+            }
+            // Fix the checksums of mutated lines half the time, so field decoding is reached too.
+            for line in NMEAFramer.lines(in: bytes) {
+                let text = String(decoding: line, as: UTF8.self)
+                let body = text.dropFirst().prefix { $0 != "*" }
+                _ = try? NMEAReport(line: NMEASentence.frame(String(body)))
+            }
+            var decoder = NMEADecoder()
+            decoder.append(bytes) { _ in }
+            decoder.finish { _ in }
+        }
+    }
+}
+
 @Suite(
     "NMEA against gpsd's own decoding of real receiver logs",
     .enabled(if: Fixtures.available, "needs ../shared/fixtures"))
@@ -149,70 +289,82 @@ struct NMEAGpsdTests {
         return h * 3600 + m * 60 + s
     }
 
-    @Test("RMC and GGA positions, speeds, altitudes and times equal gpsd 3.22's TPV reports", arguments: logs)
-    func agreesWithGpsd(log: String) throws {
-        // gpsd reports a TPV at the end of each receiver cycle: compare it with the cycle's
-        // RMC and GGA (same time of day) that came before it.
-        var rmc: RMC?
-        var gga: GGA?
-        var compared = 0
-        let lines = try Fixtures.text("gpsd/expected/\(log).log.chk").split(whereSeparator: \.isNewline)
-        for (i, raw) in lines.enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.hasPrefix("$") {
-                switch try? NMEAReport(line: line) {
-                case .rmc(let r)?: rmc = r
-                case .gga(let g)?: gga = g
-                default: break
-                }
-                continue
-            }
-            guard line.hasPrefix("{"), line.contains("\"TPV\""),
-                let tpv = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let time = tpv["time"] as? String, let secondsOfDay = Self.secondsOfDay(time),
-                let lat = tpv["lat"] as? Double, let lon = tpv["lon"] as? Double
+    /// gpsd's final TPV of each epoch it dated: several TPVs share a time as an epoch's
+    /// sentences arrive; the last one is the epoch's report.
+    static func gpsdEpochs(_ log: String) throws -> [(seconds: Double, tpv: [String: Any])] {
+        var epochs: [(seconds: Double, tpv: [String: Any])] = []
+        for raw in try Fixtures.text("gpsd/expected/\(log).log.chk").split(whereSeparator: \.isNewline) {
+            guard raw.hasPrefix("{"), raw.contains("\"TPV\""),
+                let tpv = try JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any],
+                let time = tpv["time"] as? String, let seconds = secondsOfDay(time)
             else { continue }
-            let context = "\(log) line \(i + 1)"
-            if let r = rmc, r.hasFix, let t = r.time, abs(t.secondsOfDay - secondsOfDay) < 0.0005 {
-                #expect(abs(r.latitude! - lat) < 1e-8, "\(context) RMC latitude")
-                #expect(abs(r.longitude! - lon) < 1e-8, "\(context) RMC longitude")
-                if let speed = tpv["speed"] as? Double, let ours = r.speedMetersPerSecond {
-                    #expect(abs(ours - speed) < 0.0006, "\(context) speed")
-                }
-                compared += 1
-            }
-            if let g = gga, g.hasFix, let t = g.time, abs(t.secondsOfDay - secondsOfDay) < 0.0005 {
-                #expect(abs(g.latitude! - lat) < 1e-8, "\(context) GGA latitude")
-                #expect(abs(g.longitude! - lon) < 1e-8, "\(context) GGA longitude")
-                if let alt = tpv["altMSL"] as? Double, let ours = g.altitudeMeters {
-                    #expect(abs(ours - alt) < 0.00051, "\(context) altitude")
-                }
-                compared += 1
-            }
+            if let last = epochs.last, abs(last.seconds - seconds) < 0.0005 { epochs.removeLast() }
+            epochs.append((seconds, tpv))
         }
-        #expect(compared >= (log.hasSuffix("coldboot") ? 2 : 3), "\(log): only \(compared) cycles compared")
+        return epochs
     }
 
-    @Test("Every sentence of every real log frames or fails with a typed error", arguments: logs + ["haicom-305N"])
-    func everyLineIsHandled(log: String) throws {
-        var decoded = 0
-        var skipped = 0
-        var rejected = 0
-        for line in try Fixtures.text("gpsd/\(log).log").split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
-            do {
-                _ = try NMEAReport(line: String(line))
-                decoded += 1
-            } catch {
-                switch error {
-                case .proprietary, .unsupported: skipped += 1
-                default: rejected += 1
-                }
+    /// Compares a fix with gpsd's TPV: the same fields present, equal within the acceptance's
+    /// tolerances. Returns the differences.
+    static func differences(_ fix: GNSSFix, _ tpv: [String: Any]) -> [String] {
+        var problems: [String] = []
+        if fix.mode.rawValue != tpv["mode"] as? Int { problems.append("mode \(fix.mode.rawValue) vs \(tpv["mode"] ?? "-")") }
+        let pairs: [(String, Double?, Double)] = [
+            ("lat", fix.latitude, 1e-6), ("lon", fix.longitude, 1e-6), ("alt", fix.altitudeMeters, 0.1),
+            ("speed", fix.speedMetersPerSecond, 0.01), ("track", fix.trackDegrees, 0.01),
+        ]
+        for (key, ours, tolerance) in pairs {
+            let theirs = tpv[key] as? Double
+            switch (ours, theirs) {
+            case (nil, nil): continue
+            case (let a?, let b?) where abs(a - b) <= tolerance: continue
+            default: problems.append("\(key) \(ours.map { "\($0)" } ?? "absent") vs \(theirs.map { "\($0)" } ?? "absent")")
             }
         }
-        #expect(decoded + skipped + rejected > 0)
-        // Known bad input: binary garbage in the SE4100L cold-boot log; MediaTek's three $POLYN
-        // lines carry no checksum (a later change may accept them for that receiver).
-        let knownRejects = ["gp-320fw-2019-04-07-coldboot": 43, "mtk-3301": 3]
-        #expect(rejected <= knownRejects[log, default: 0], "\(log): \(rejected) sentences rejected")
+        return problems
+    }
+
+    @Test("Every epoch gpsd 3.22 dated has our fix with its mode, position, altitude, speed and track", arguments: logs)
+    func agreesWithGpsd(log: String) throws {
+        let (fixes, counts) = NMEADecoder.fixes(in: try Fixtures.data("gpsd/\(log).log"))
+        let epochs = try Self.gpsdEpochs(log)
+        #expect(epochs.count >= 1)
+        for (seconds, tpv) in epochs {
+            guard let fix = fixes.first(where: { $0.time.map { abs($0.secondsOfDay - seconds) < 0.0005 } ?? false }) else {
+                Issue.record("\(log): no fix of ours at \(tpv["time"] ?? seconds)")
+                continue
+            }
+            let problems = Self.differences(fix, tpv)
+            #expect(problems.isEmpty, "\(log) \(tpv["time"] ?? ""): \(problems.joined(separator: "; "))")
+        }
+        #expect(counts.decoded > 0)
+    }
+
+    @Test("Dates are reported as the sentences state them, not gpsd's week-rollover guess")
+    func datesAsStated() throws {
+        // gpsd 3.22 dates this 2015 SiRF-TriG log in 2034; its RMC says 2 March 2015.
+        let (fixes, _) = NMEADecoder.fixes(in: try Fixtures.data("gpsd/beidou-gb.log"))
+        let dated = fixes.filter { $0.date != nil }
+        #expect(!dated.isEmpty)
+        #expect(dated.allSatisfy { $0.date == NMEADate(year: 2015, month: 3, day: 2) })
+        #expect(dated.last?.iso8601Time == "2015-03-02T05:32:33.438Z")
+    }
+
+    @Test("The logs without gpsd's decoding decode; every rejected line has a reason", arguments: logs + ["haicom-305N"])
+    func everyLineIsHandled(log: String) throws {
+        let (fixes, counts) = NMEADecoder.fixes(in: try Fixtures.data("gpsd/\(log).log"))
+        #expect(counts.decoded > 0 && !fixes.isEmpty)
+        // Known bad input: the SE4100L cold-boot log holds binary garbage and corrupted sentences.
+        let knownRejects = ["gp-320fw-2019-04-07-coldboot": 41]
+        #expect(counts.rejected == knownRejects[log, default: 0], "\(log): \(counts.rejected) rejected, last \(String(describing: counts.lastError))")
+    }
+
+    @Test("Satellites used and seen, and DOPs, come from GSA and GSV")
+    func satellites() throws {
+        let (fixes, _) = NMEADecoder.fixes(in: try Fixtures.data("gpsd/ublox-neo-m9n-nmea.log"))
+        let first = try #require(fixes.first { $0.satellitesSeen != nil })
+        // Four GNSS: GSA lists 8 GPS + 7 GLONASS + 5 Galileo + 5 BeiDou in the first epoch.
+        #expect(fixes[0].satellitesUsed == 25 && fixes[0].pdop == 0.99 && fixes[0].hdop == 0.54 && fixes[0].vdop == 0.83)
+        #expect(first.satellitesSeen! > first.satellitesUsed!)
     }
 }
