@@ -1,0 +1,113 @@
+import Foundation
+import PropertyBased
+import SensorCodecs
+import TestSupport
+import Testing
+
+/// Step detection against the Oxford step-counter recordings: phones in a hand, a back pocket and
+/// a front pocket, with foot-switch ground truth.
+@Suite("Step detection", .enabled(if: Fixtures.available, "needs ../shared/fixtures"))
+struct StepDetectorTests {
+    static let recordings = [
+        "Nexus_Jamie_Hard_InHand_1", "Pixel_Jamie_Hard_BackPocket_1", "Samsung_Carmelo_Hard_FrontPocket_1",
+    ]
+
+    /// The recording's samples (`t_ns, accuracy, x, y, z`, nanoseconds since boot) as seconds
+    /// from the first, and its truth: 0→1 transitions of foot1 plus foot2.
+    static func load(_ name: String) throws -> (samples: AccelerometerCSV, truth: Int) {
+        var csv = "t_s,x,y,z\n"
+        var t0: Int64?
+        for line in try Fixtures.text("steps/optimisation/\(name)/accelerometer.csv").split(whereSeparator: \.isNewline) {
+            let f = line.split(separator: ",")
+            guard f.count == 5, let ns = Int64(f[0].trimmingCharacters(in: .whitespaces)) else { continue }
+            let start = t0 ?? ns
+            t0 = start
+            csv += "\(Double(ns - start) / 1e9),\(f[2]),\(f[3]),\(f[4])\n"
+        }
+        var truth = 0
+        var previous: (Int, Int)?
+        for line in try Fixtures.text("steps/optimisation/\(name)/stepcounter.csv").split(whereSeparator: \.isNewline) {
+            let f = line.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard f.count == 3, let a = f[1], let b = f[2] else { continue }
+            if let (pa, pb) = previous {
+                if pa == 0 && a == 1 { truth += 1 }
+                if pb == 0 && b == 1 { truth += 1 }
+            }
+            previous = (a, b)
+        }
+        return (try AccelerometerCSV(text: csv), truth)
+    }
+
+    @Test("Within 5 % of the foot-switch truth at the recording's own rate and at 100, 50 and 25 Hz", arguments: recordings)
+    func countsWithinFivePercent(recording: String) throws {
+        let (samples, truth) = try Self.load(recording)
+        #expect(truth > 200)
+        let native = samples.countSteps()
+        var report = ["native \(Int(samples.sampleRate!.rounded())) Hz: \(native)"]
+        #expect(abs(Double(native - truth)) <= 0.05 * Double(truth), "\(recording) native: \(native) of \(truth)")
+        for rate in [100.0, 50, 25] {
+            let count = samples.resampled(to: rate).countSteps()
+            report.append("\(Int(rate)) Hz: \(count)")
+            #expect(abs(Double(count - truth)) <= 0.05 * Double(truth), "\(recording) at \(rate) Hz: \(count) of \(truth)")
+        }
+        print("\(recording): truth \(truth); " + report.joined(separator: ", "))
+    }
+}
+
+@Suite("Step detection on generated signals")
+struct StepDetectorSignalTests {
+    /// A runner's vertical acceleration: gravity plus a bump per step, `spm` steps per minute.
+    static func running(spm: Double, seconds: Double, rate: Double, noise: Double = 0.3, seed: UInt64 = 1) -> Int {
+        var detector = StepDetector(sampleRate: rate)
+        var random = seed
+        func next() -> Double {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Double(random >> 11) / Double(1 << 53) - 0.5
+        }
+        let stepHz = spm / 60
+        for i in 0..<Int(seconds * rate) {
+            let t = Double(i) / rate
+            let phase = (t * stepHz).truncatingRemainder(dividingBy: 1)
+            let impact = 12 * exp(-pow((phase - 0.15) / 0.08, 2)) - 3 * sin(2 * .pi * phase)
+            detector.add(time: t, x: 0.8 + noise * next(), y: 9.81 + impact + noise * next(), z: 0.5 + noise * next())
+        }
+        detector.finish()
+        return detector.count
+    }
+
+    @Test("Running cadences from 140 to 200 steps/min are counted within a step or two at 25, 50 and 100 Hz")
+    func runningCadences() {
+        for rate in [25.0, 50, 100] {
+            for spm in [140.0, 170, 200] {
+                let expected = Int(spm / 60 * 60)
+                let counted = Self.running(spm: spm, seconds: 60, rate: rate)
+                #expect(abs(counted - expected) <= 2, "\(spm) spm at \(rate) Hz: \(counted) of \(expected)")
+            }
+        }
+    }
+
+    @Test("A pack lying still, or buzzing at 15 Hz, counts no steps")
+    func stillAndVibration() {
+        var still = StepDetector(sampleRate: 50)
+        var buzz = StepDetector(sampleRate: 50)
+        for i in 0..<3000 {
+            let t = Double(i) / 50
+            still.add(time: t, x: 0.01 * sin(Double(i)), y: 9.81, z: 0.02)
+            buzz.add(time: t, x: 0, y: 9.81 + 2 * sin(2 * .pi * 15 * t), z: 0)
+        }
+        #expect(still.finish() + still.count == 0)
+        #expect(buzz.count == 0)
+    }
+
+    @Test("Random samples never trap the detector")
+    func fuzz() async {
+        await propertyCheck(count: 500, input: Gen.int(in: -1000...1000).array(of: 0...400)) { values in
+            var detector = StepDetector(sampleRate: 50)
+            for (i, v) in values.enumerated() {
+                detector.add(time: Double(i / 3) * 0.02, x: Double(v), y: Double(v) / 3, z: v == 0 ? .nan : 9.81)
+            }
+            detector.finish()
+            #expect(detector.count >= 0)
+        }
+    }
+}
