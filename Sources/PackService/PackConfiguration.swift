@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PackControl
+import PackSensors
 import Recorder
 import TOMLKit
 
@@ -29,6 +30,26 @@ public enum ReplaySpeed: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Where live GPS comes from.
+public enum GPSSourceKind: String, Hashable, Sendable, CaseIterable {
+    /// gpsd's JSON protocol over TCP (the default: gpsd handles the receiver).
+    case gpsd
+    /// A receiver's NMEA on a serial port, read directly.
+    case serial
+    /// No GPS.
+    case none
+}
+
+/// The pedometer's sources, in the order they are tried.
+public enum StepSourceKind: String, Hashable, Sendable, CaseIterable {
+    /// An IMU's hardware step counter through Linux IIO (`in_steps_input`).
+    case stepCounter = "step-counter"
+    /// An IIO accelerometer, with the pack's own step detection.
+    case accelerometer
+    /// Steps integrated from the footpod's cadence, while no other source is fresh.
+    case footpod
+}
+
 /// `handoffd`'s configuration: built-in defaults, then `handoff.toml`, then command-line flags.
 /// `docs/configuration.md` documents every key and its default.
 public struct PackConfiguration: Sendable {
@@ -40,6 +61,25 @@ public struct PackConfiguration: Sendable {
     public var exitAfterReplay = false
     public var captureFile: String?
     public var logLevel: Logger.Level = .info
+    /// Replayed events are stamped as they are played and live sources run beside them (a
+    /// simulated strap and footpod with a real GPS, say).
+    public var replayLive = false
+    /// Only these sensors of the capture are replayed (all when `nil`).
+    public var replaySensors: Set<String>?
+
+    public var gpsSource: GPSSourceKind = .gpsd
+    public var gpsdHost = "127.0.0.1"
+    public var gpsdPort: UInt16 = 2947
+    public var gpsDevice = "/dev/serial0"
+    public var gpsBaudRate = 9600
+
+    public var stepSources: [StepSourceKind] = [.stepCounter, .accelerometer, .footpod]
+    /// Where sysfs is (tests point this at a directory tree of their own).
+    public var sysfsRoot = "/sys"
+    /// Where the IIO character devices are (`/dev/iio:deviceN`).
+    public var deviceRoot = "/dev"
+    /// The accelerometer's sampling rate, when the driver lets it be set.
+    public var accelerometerRateHz = 50.0
 
     /// The defaults for this user (root: system paths; others: XDG paths).
     public init() {
@@ -87,10 +127,50 @@ public struct PackConfiguration: Sendable {
                 recorder.gps.maximumFixGapNanoseconds = Int64(v * 1e9)
             }
             if let v = try s.number("max_speed_mps", in: 1...100) { recorder.gps.maximumSpeed = v }
+            if let v = try s.string("source") {
+                guard let kind = GPSSourceKind(rawValue: v) else {
+                    throw s.error("gps.source", "must be one of gpsd, serial, none")
+                }
+                gpsSource = kind
+            }
+            if let v = try s.string("gpsd") {
+                guard let (host, port) = Self.hostPort(v) else {
+                    throw s.error("gps.gpsd", "must be host:port, such as 127.0.0.1:2947")
+                }
+                (gpsdHost, gpsdPort) = (host, port)
+            }
+            if let v = try s.string("device") { gpsDevice = v }
+            if let v = try s.number("baud", in: 4800...460_800) {
+                guard SerialNMEASource.supportedBaudRates[Int(v)] != nil else {
+                    throw s.error(
+                        "gps.baud",
+                        "must be one of \(SerialNMEASource.supportedBaudRates.keys.sorted().map(String.init).joined(separator: ", "))"
+                    )
+                }
+                gpsBaudRate = Int(v)
+            }
         }
+        try reader.section("pedometer") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
+            if let list = try s.strings("sources") {
+                var kinds: [StepSourceKind] = []
+                for name in list {
+                    guard let kind = StepSourceKind(rawValue: name) else {
+                        throw s.error("pedometer.sources", "lists \"\(name)\"; known: step-counter, accelerometer, footpod")
+                    }
+                    kinds.append(kind)
+                }
+                stepSources = kinds
+            }
+            if let v = try s.string("sysfs") { sysfsRoot = v }
+            if let v = try s.string("dev") { deviceRoot = v }
+            if let v = try s.number("accelerometer_rate_hz", in: 10...400) { accelerometerRateHz = v }
+        }
+        recorder.stepsFromFootpodCadence = stepSources.contains(.footpod)
         try reader.section("replay") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.string("file"), !v.isEmpty { replayFile = v }
             if let v = try s.speed("speed") { replaySpeed = v }
+            if let v = try s.bool("live") { replayLive = v }
+            if let v = try s.strings("sensors") { replaySensors = Set(v) }
         }
         try reader.section("capture") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.string("file"), !v.isEmpty { captureFile = v }
@@ -104,6 +184,17 @@ public struct PackConfiguration: Sendable {
             }
         }
         try reader.finish()
+    }
+}
+
+extension PackConfiguration {
+    /// `host:port`, `[v6]:port`; the port must be a number.
+    static func hostPort(_ text: String) -> (String, UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
     }
 }
 
@@ -154,6 +245,23 @@ struct TOMLReader {
                 throw error("\(name).\(key)", "is \(d); it must be between \(range.lowerBound) and \(range.upperBound)")
             }
             return d
+        }
+
+        mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+            guard let v = value(key) else { return nil }
+            guard let b = v.bool else { throw error("\(name).\(key)", "must be true or false") }
+            return b
+        }
+
+        mutating func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+            guard let v = value(key) else { return nil }
+            guard let array = v.array else { throw error("\(name).\(key)", "must be a list of strings") }
+            var result: [String] = []
+            for item in array {
+                guard let s = item.string else { throw error("\(name).\(key)", "must be a list of strings") }
+                result.append(s)
+            }
+            return result
         }
 
         mutating func speed(_ key: String) throws(ConfigurationError) -> ReplaySpeed? {

@@ -45,14 +45,20 @@ public enum PackDaemon {
                 metadata: ["session.id": "\(run.id)", "session.uuid": "\(run.uuid)"])
         }
 
-        let mode: PackEngine.Mode = configuration.replayFile == nil ? .live : .replay
+        let live = configuration.replayFile == nil || configuration.replayLive
+        let mode: PackEngine.Mode = live ? .live : .replay
+        let sources = live ? liveSources(configuration) : []
         let engine = PackEngine(
-            database: database, configuration: configuration, mode: mode, sensors: [],
+            database: database, configuration: configuration, mode: mode, sensors: sources.map(\.descriptor),
             recoveredRuns: recovered.map(\.id.rawValue), logger: logger)
 
         if let capturePath = configuration.captureFile {
-            var sensors: [SensorDescriptor] = []
-            if let replay = configuration.replayFile { sensors = try CaptureFileReader(path: replay).header.sensors }
+            var sensors: [SensorDescriptor] = sources.map(\.descriptor)
+            if let replay = configuration.replayFile {
+                sensors += try CaptureFileReader(path: replay).header.sensors.filter { sensor in
+                    configuration.replaySensors.map { $0.contains(sensor.id.rawValue) } ?? true
+                }
+            }
             let header = CaptureHeader(sensors: sensors, createdBy: "handoffd \(HandoffVersion.current)")
             await engine.setCapture(try CaptureFileWriter(path: capturePath, header: header))
             logger.info("Capturing every event to \(capturePath)")
@@ -63,11 +69,14 @@ public enum PackDaemon {
             services.append(
                 .init(
                     service: ReplayService(
-                        engine: engine, path: replay, speed: configuration.replaySpeed, logger: logger),
+                        engine: engine, path: replay, speed: configuration.replayLive ? .factor(1) : configuration.replaySpeed,
+                        restamp: configuration.replayLive, sensors: configuration.replaySensors, logger: logger),
                     successTerminationBehavior: configuration.exitAfterReplay ? .gracefullyShutdownGroup : .ignore,
                     failureTerminationBehavior: .gracefullyShutdownGroup))
-        } else {
+        }
+        if live {
             services.append(.init(service: TickService(engine: engine)))
+            services.append(.init(service: SensorService(engine: engine, sources: sources, logger: logger)))
         }
         services.append(
             .init(
@@ -82,8 +91,20 @@ public enum PackDaemon {
             metadata: [
                 "database": "\(configuration.databasePath)", "socket": "\(configuration.socketPath)",
                 "source": "\(configuration.replayFile.map { "replay \($0)" } ?? "live")",
+                "sensors": "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport ?? "?"))" }.joined(separator: ", "))",
             ])
         try await group.run()
         logger.info("handoffd stopped")
+    }
+
+    /// The live sources the configuration asks for.
+    static func liveSources(_ c: PackConfiguration) -> [any LiveSource] {
+        var sources: [any LiveSource] = []
+        switch c.gpsSource {
+        case .gpsd: sources.append(GpsdSource(host: c.gpsdHost, port: c.gpsdPort))
+        case .serial: sources.append(SerialNMEASource(device: c.gpsDevice, baudRate: c.gpsBaudRate))
+        case .none: break
+        }
+        return sources
     }
 }

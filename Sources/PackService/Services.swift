@@ -37,6 +37,10 @@ struct ReplayService: Service {
     let engine: PackEngine
     let path: String
     let speed: ReplaySpeed
+    /// Stamp events with the live clock as they are played (live replay), instead of their own.
+    var restamp = false
+    /// Replay only these sensors' events (commands always).
+    var sensors: Set<String>?
     let logger: Logger
 
     func run() async throws {
@@ -56,7 +60,14 @@ struct ReplayService: Service {
         await withGracefulShutdownHandler {
             do {
                 // Between events at most a second passes at 1x, so the flag is seen promptly.
-                while !stopping.isSet, let event = try reader.next() {
+                while !stopping.isSet, var event = try reader.next() {
+                    if let sensors {
+                        switch event.body {
+                        case .payload(let sensor, _, _), .link(let sensor, _, _):
+                            if !sensors.contains(sensor.rawValue) { continue }
+                        case .command, .clock: break
+                        }
+                    }
                     if case .factor(let factor) = speed {
                         let first = firstMonotonic ?? event.monotonic
                         firstMonotonic = first
@@ -65,6 +76,10 @@ struct ReplayService: Service {
                         while !stopping.isSet, due > clock.now {
                             try await clock.sleep(until: min(due, clock.now.advanced(by: .milliseconds(250))))
                         }
+                    }
+                    if restamp {
+                        event.monotonic = LiveClock.monotonic()
+                        event.wall = LiveClock.wall()
                     }
                     await engine.ingest(event)
                     count += 1
@@ -87,4 +102,32 @@ final class StopFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     var isSet: Bool { flag.load(ordering: .acquiring) }
     func set() { flag.store(true, ordering: .releasing) }
+}
+
+/// Runs the live sensor sources, each on a thread of its own with blocking reads, and feeds what
+/// they read into the engine in the order it arrived.
+struct SensorService: Service {
+    let engine: PackEngine
+    let sources: [any LiveSource]
+    let logger: Logger
+
+    func run() async throws {
+        guard !sources.isEmpty else { return }
+        let (stream, continuation) = AsyncStream.makeStream(of: CaptureEvent.self, bufferingPolicy: .unbounded)
+        let stop = StopSignal()
+        let running = Atomic<Int>(sources.count)
+        for source in sources {
+            let thread = Thread {
+                source.run(emit: { continuation.yield($0) }, stop: stop, logger: logger)
+                if running.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.finish() }
+            }
+            thread.name = "source \(source.descriptor.id)"
+            thread.start()
+        }
+        await withGracefulShutdownHandler {
+            for await event in stream { await engine.ingest(event) }
+        } onGracefulShutdown: {
+            stop.set()
+        }
+    }
 }

@@ -65,3 +65,72 @@ public func runProcess(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// A free TCP port on the loopback interface (bound, read and released: good enough for tests
+/// that start a server on it right away).
+public func freeLoopbackPort() -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// A program from Debian's packages, when it is installed (`.ci/run` installs them).
+public func systemProgram(_ name: String) -> URL? {
+    for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
+        let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    return nil
+}
+
+/// A background child process, killed when the test is done with it.
+public final class BackgroundProcess: @unchecked Sendable {
+    public let process = Process()
+    private let output = Pipe()
+
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// Stops it: SIGTERM, then SIGKILL after `grace` seconds.
+    public func stop(grace: TimeInterval = 3) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(grace)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    public func kill9() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// What it printed (after it stopped).
+    public var printed: String {
+        String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    }
+
+    deinit { stop(grace: 1) }
+}

@@ -1,0 +1,84 @@
+import HandoffModel
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The pack's clocks as sources stamp what they read: `CLOCK_MONOTONIC` orders everything,
+/// `CLOCK_REALTIME` dates it (and may be wrong on a Pi without a real-time clock).
+public enum LiveClock {
+    public static func monotonic() -> MonotonicInstant {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return MonotonicInstant(nanoseconds: Int64(ts.tv_sec) * nanosecondsPerSecond + Int64(ts.tv_nsec))
+    }
+
+    public static func wall() -> WallInstant {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return WallInstant(nanosecondsSinceEpoch: Int64(ts.tv_sec) * nanosecondsPerSecond + Int64(ts.tv_nsec))
+    }
+
+    /// An event body stamped now.
+    public static func stamp(_ body: CaptureEvent.Body) -> CaptureEvent {
+        CaptureEvent(monotonic: monotonic(), wall: wall(), body: body)
+    }
+}
+
+/// A one-way flag: set by whoever stops a source, read by the source's loop.
+public final class StopSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public var isSet: Bool { flag.load(ordering: .acquiring) }
+    public func set() { flag.store(true, ordering: .releasing) }
+
+    /// Sleeps up to `seconds`, returning early (false) when stopped.
+    public func sleep(seconds: Double) -> Bool {
+        var left = seconds
+        while left > 0 {
+            if isSet { return false }
+            let step = min(left, 0.1)
+            usleep(UInt32(step * 1_000_000))
+            left -= step
+        }
+        return !isSet
+    }
+}
+
+/// A sensor the pack reads on a thread of its own, with blocking reads and short timeouts: it
+/// reports what it reads, stamped as it arrives, until stopped; when its device goes away it
+/// says so and tries again with backoff, forever.
+public protocol LiveSource: Sendable {
+    var descriptor: SensorDescriptor { get }
+    func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger)
+}
+
+/// Exponential backoff between reconnection attempts: 0.5 s doubling to a ceiling, reset after
+/// a connection that worked. A pack's sources wait for hardware, so they never give up.
+public struct Backoff: Sendable {
+    public var initial: Double
+    public var maximum: Double
+    private(set) var next: Double
+
+    public init(initial: Double = 0.5, maximum: Double = 10) {
+        self.initial = initial
+        self.maximum = maximum
+        next = initial
+    }
+
+    public mutating func delay() -> Double {
+        defer { next = min(maximum, next * 2) }
+        return next
+    }
+
+    public mutating func reset() { next = initial }
+}
+
+/// Waits until `fd` is readable or `timeout` passes; `false` on timeout.
+func waitReadable(_ fd: Int32, timeout: Double) -> Bool {
+    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    let result = poll(&pfd, 1, Int32(timeout * 1000))
+    return result > 0
+}
