@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(name: "handoff", dependencies: ["HandoffModel", "PackCLI"]),
 
         // Tests.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SensorCodecs"], path: "Tests/TestSupport"),
         .testTarget(
             name: "SensorCodecsTests",
             dependencies: [

@@ -64,6 +64,7 @@ public enum PackDaemon {
             logger.info("Capturing every event to \(capturePath)")
         }
 
+        if live { await engine.checkClock() }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: EngineService(engine: engine))]
         if let replay = configuration.replayFile {
             services.append(
@@ -104,6 +105,11 @@ public enum PackDaemon {
         case .gpsd: sources.append(GpsdSource(host: c.gpsdHost, port: c.gpsdPort))
         case .serial: sources.append(SerialNMEASource(device: c.gpsDevice, baudRate: c.gpsBaudRate))
         case .none: break
+        }
+        if let pedometer = PedometerSelection.source(
+            order: c.stepSources.map(\.rawValue), sysfs: c.sysfsRoot, deviceRoot: c.deviceRoot, rate: c.accelerometerRateHz)
+        {
+            sources.append(pedometer)
         }
         return sources
     }

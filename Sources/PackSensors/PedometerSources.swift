@@ -1,0 +1,259 @@
+import HandoffModel
+import Logging
+import SensorCodecs
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An IMU's hardware pedometer through IIO (`in_steps_input`, enabled by `in_steps_en`), as on
+/// ST's LSM6DS3/LSM6DSL and Bosch's BMI160/BMI270 families. Its count is read once a second and
+/// passed on as a `steps` payload; the recorder turns counts into increments.
+public struct IIOStepCounterSource: LiveSource {
+    public let descriptor: SensorDescriptor
+    public let device: IIODevice
+    public var period = 1.0
+
+    public init(id: SensorID = "steps0", device: IIODevice) {
+        self.device = device
+        descriptor = SensorDescriptor(
+            id: id, kind: .pedometer, name: device.model.map { "\($0) step counter" } ?? "step counter",
+            address: device.directory, transport: "iio-steps")
+    }
+
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+        var linked = false
+        var backoff = Backoff()
+        while !stop.isSet {
+            if device.read("in_steps_en") == "0", !device.write("in_steps_en", "1") {
+                logger.warning(
+                    "Cannot enable the step counter (in_steps_en): is the udev rule for IIO installed?",
+                    metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device.directory)"])
+            }
+            guard let text = device.read("in_steps_input"), let count = Int(text), count >= 0 else {
+                if linked {
+                    emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: "in_steps_input unreadable")))
+                    linked = false
+                }
+                _ = stop.sleep(seconds: backoff.delay())
+                continue
+            }
+            if !linked {
+                emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
+                linked = true
+                backoff.reset()
+            }
+            emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(count)))))
+            _ = stop.sleep(seconds: period)
+        }
+    }
+}
+
+/// An IIO accelerometer, with the pack's own step detection (`StepDetector`).
+///
+/// Samples come from the driver's buffer (`/dev/iio:deviceN`, with `scan_elements` and a
+/// trigger the driver or udev set up) when it offers one, else from polling `in_accel_*_raw` at
+/// the sampling frequency. Values are scaled to m/s² by `in_accel_scale` (or the per-axis scale)
+/// and `in_accel_offset`, per the IIO ABI. The running count goes out as a `steps` payload each
+/// second and whenever it changes.
+public struct IIOAccelerometerSource: LiveSource {
+    public let descriptor: SensorDescriptor
+    public let device: IIODevice
+    /// Where `/dev/iio:deviceN` lives.
+    public let deviceRoot: String
+    public let requestedRate: Double
+
+    public init(id: SensorID = "steps0", device: IIODevice, deviceRoot: String = "/dev", rate: Double = 50) {
+        self.device = device
+        self.deviceRoot = deviceRoot
+        requestedRate = rate
+        descriptor = SensorDescriptor(
+            id: id, kind: .pedometer, name: device.model.map { "\($0) accelerometer" } ?? "accelerometer",
+            address: device.directory, transport: "iio-accel")
+    }
+
+    /// The scale to m/s² per axis.
+    func scales() -> [Double] {
+        ["x", "y", "z"].map { axis in
+            device.readNumber("in_accel_\(axis)_scale") ?? device.readNumber("in_accel_scale") ?? 1
+        }
+    }
+
+    func offsets() -> [Double] {
+        ["x", "y", "z"].map { axis in
+            device.readNumber("in_accel_\(axis)_offset") ?? device.readNumber("in_accel_offset") ?? 0
+        }
+    }
+
+    /// Sets the sampling frequency if the driver lets us, and returns what it runs at.
+    func configureRate() -> Double {
+        for attribute in ["in_accel_sampling_frequency", "sampling_frequency"] {
+            guard device.read(attribute) != nil else { continue }
+            _ = device.write(attribute, String(requestedRate))
+            if let actual = device.readNumber(attribute), actual > 0 { return actual }
+        }
+        return requestedRate
+    }
+
+    /// The buffered layout, when the driver offers a buffer with x, y and z.
+    func bufferedLayout() -> IIOScanLayout? {
+        var enabled: [(name: String, index: Int, type: IIOScanType)] = []
+        for channel in ["in_accel_x", "in_accel_y", "in_accel_z", "in_timestamp"] {
+            guard let typeText = device.read("scan_elements/\(channel)_type"), let type = IIOScanType(typeText),
+                let index = device.read("scan_elements/\(channel)_index").flatMap(Int.init)
+            else {
+                if channel == "in_timestamp" { continue }
+                return nil
+            }
+            if device.read("scan_elements/\(channel)_en") != "1" { device.write("scan_elements/\(channel)_en", "1") }
+            guard device.read("scan_elements/\(channel)_en") == "1" else { return nil }
+            enabled.append((channel, index, type))
+        }
+        return IIOScanLayout(enabled)
+    }
+
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+        var backoff = Backoff()
+        while !stop.isSet {
+            let rate = configureRate()
+            var detector = StepDetector(sampleRate: rate)
+            let scale = scales()
+            let offset = offsets()
+            emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
+            let reason: String
+            if let layout = bufferedLayout(), let path = Optional(deviceRoot + "/" + device.name),
+                access(path, R_OK) == 0
+            {
+                logger.info(
+                    "Counting steps from the accelerometer's buffer",
+                    metadata: ["sensor.id": "\(descriptor.id)", "device": "\(path)", "rate_hz": "\(rate)"])
+                reason = readBuffer(path, layout, rate: rate, scale: scale, offset: offset, &detector, emit, stop)
+            } else {
+                logger.info(
+                    "Counting steps from the accelerometer, polling sysfs",
+                    metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device.directory)", "rate_hz": "\(rate)"])
+                reason = poll(rate: rate, scale: scale, offset: offset, &detector, emit, stop)
+            }
+            if stop.isSet { break }
+            detector.finish()
+            emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(detector.count)))))
+            emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: reason)))
+            logger.warning("The accelerometer stopped: \(reason); retrying", metadata: ["sensor.id": "\(descriptor.id)"])
+            _ = stop.sleep(seconds: backoff.delay())
+        }
+    }
+
+    /// Counts so far, passed on each second of samples and whenever a bout is confirmed.
+    private struct Reporter {
+        var lastReport = -Double.infinity
+        var lastCount = -1
+
+        mutating func report(
+            _ count: Int, at t: Double, _ id: SensorID, _ emit: @Sendable (CaptureEvent) -> Void
+        ) {
+            guard count != lastCount || t - lastReport >= 1 else { return }
+            lastReport = t
+            lastCount = count
+            emit(LiveClock.stamp(.payload(sensor: id, kind: .steps, .text(String(count)))))
+        }
+    }
+
+    private func readBuffer(
+        _ path: String, _ layout: IIOScanLayout, rate: Double, scale: [Double], offset: [Double],
+        _ detector: inout StepDetector, _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopSignal
+    ) -> String {
+        device.write("buffer/length", "128")
+        device.write("buffer/enable", "1")
+        defer { device.write("buffer/enable", "0") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return "cannot open \(path): \(String(cString: strerror(errno)))" }
+        defer { close(fd) }
+        let axes = ["in_accel_x", "in_accel_y", "in_accel_z"].compactMap { layout.channel($0) }
+        let timestamp = layout.channel("in_timestamp")
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: layout.recordSize * 64)
+        var index = 0
+        var firstTimestamp: Int64?
+        var reporter = Reporter()
+        while !stop.isSet {
+            guard waitReadable(fd, timeout: 0.5) else { continue }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR || errno == EAGAIN { continue }
+            if n <= 0 { return n == 0 ? "the buffer ended" : "reading \(path): \(String(cString: strerror(errno)))" }
+            pending.append(contentsOf: chunk[..<n])
+            var used = 0
+            pending.withUnsafeBytes { bytes in
+                while used + layout.recordSize <= bytes.count {
+                    let record = UnsafeRawBufferPointer(rebasing: bytes[used..<(used + layout.recordSize)])
+                    var values = [0.0, 0.0, 0.0]
+                    for (i, axis) in axes.enumerated() {
+                        values[i] = (Double(axis.type.value(in: record, at: axis.offset)) + offset[i]) * scale[i]
+                    }
+                    let t: Double
+                    if let timestamp {
+                        let ns = timestamp.type.value(in: record, at: timestamp.offset)
+                        let first = firstTimestamp ?? ns
+                        firstTimestamp = first
+                        t = Double(ns - first) / 1e9
+                    } else {
+                        t = Double(index) / rate
+                    }
+                    index += 1
+                    detector.add(time: t, x: values[0], y: values[1], z: values[2])
+                    reporter.report(detector.count, at: t, descriptor.id, emit)
+                    used += layout.recordSize
+                }
+            }
+            pending.removeFirst(used)
+        }
+        return "stopped"
+    }
+
+    private func poll(
+        rate: Double, scale: [Double], offset: [Double], _ detector: inout StepDetector,
+        _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopSignal
+    ) -> String {
+        let start = LiveClock.monotonic()
+        var reporter = Reporter()
+        var next = 0.0
+        while !stop.isSet {
+            var values = [0.0, 0.0, 0.0]
+            for (i, axis) in ["x", "y", "z"].enumerated() {
+                guard let raw = device.readNumber("in_accel_\(axis)_raw") else {
+                    return "in_accel_\(axis)_raw unreadable"
+                }
+                values[i] = (raw + offset[i]) * scale[i]
+            }
+            let t = LiveClock.monotonic().seconds(since: start)
+            detector.add(time: t, x: values[0], y: values[1], z: values[2])
+            reporter.report(detector.count, at: t, descriptor.id, emit)
+            next += 1 / rate
+            let wait = next - LiveClock.monotonic().seconds(since: start)
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+        }
+        return "stopped"
+    }
+}
+
+/// Picks the pedometer source: the first kind in `order` that this pack has.
+public enum PedometerSelection {
+    public static func source(
+        order: [String], sysfs: String, deviceRoot: String, rate: Double
+    ) -> (any LiveSource)? {
+        for kind in order {
+            switch kind {
+            case "step-counter":
+                if let device = IIODevice.find(sysfs: sysfs, having: "in_steps_input").first {
+                    return IIOStepCounterSource(device: device)
+                }
+            case "accelerometer":
+                if let device = IIODevice.find(sysfs: sysfs, having: "in_accel_x_raw").first {
+                    return IIOAccelerometerSource(device: device, deviceRoot: deviceRoot, rate: rate)
+                }
+            default:
+                continue  // the footpod is the recorder's fallback, not a device
+            }
+        }
+        return nil
+    }
+}
