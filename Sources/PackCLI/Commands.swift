@@ -4,7 +4,7 @@ import ArgumentParser
 public enum HandoffCommands {
     public static let all: [any ParsableCommand.Type] = [
         Status.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Runs.self, Show.self, Decode.self,
-        Demo.self, Simulate.self,
+        GPS.self, Steps.self, Demo.self, Simulate.self,
     ]
 
     public static let discussion = """

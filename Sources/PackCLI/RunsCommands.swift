@@ -94,6 +94,11 @@ public struct Show: AsyncParsableCommand {
             ])
         }
         if let cadence = run.avgCadenceSpm { facts.append(["  cadence", "\(Int(cadence.rounded())) spm"]) }
+        if let steps = run.steps { facts.append(["  steps", "\(steps)"]) }
+        if run.clock == "gps" { facts.append(["  clock", "times from GPS (the pack's clock was not synchronised)"]) }
+        if run.clock == "unsynchronized" {
+            facts.append(["  clock", "the pack's clock was not synchronised and no GPS time came: times may be wrong"])
+        }
         lines.append(Output.table(facts))
         if run.recovered {
             lines.append("  Recovered after a crash or power cut: it ends at the last second saved before it.")

@@ -54,6 +54,7 @@ public struct Status: AsyncParsableCommand {
         var values: [[String]] = []
         values.append(["heart rate", r.hrBpm.map { "\($0) bpm" } ?? "–"])
         values.append(["cadence", r.cadenceSpm.map { "\($0) spm" } ?? "–"])
+        if let steps = r.steps { values.append(["steps", "\(steps)"]) }
         var gps = r.gps.fix == "none" ? "no fix" : "\(r.gps.fix.uppercased()) fix"
         if let hdop = r.gps.hdop { gps += " · HDOP \(Format.fixed(hdop, 1))" }
         if let sats = r.gps.satellites { gps += " · \(sats) satellites" }

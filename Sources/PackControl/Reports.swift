@@ -15,6 +15,8 @@ public struct StatusReport: Codable, Hashable, Sendable {
     public var lap: Int?
     public var lapDistanceM: Double?
     public var points: Int?
+    /// Steps counted in this run so far, when the pack has a step source.
+    public var steps: Int?
     public var gps: GPSReport
     public var sensors: [SensorReport]
     /// Present while `handoffd` replays a capture.
@@ -24,7 +26,7 @@ public struct StatusReport: Codable, Hashable, Sendable {
     public var version: String
 
     enum CodingKeys: String, CodingKey {
-        case state, lap, points, gps, sensors, replay, version
+        case state, lap, points, steps, gps, sensors, replay, version
         case runId = "run_id", runUuid = "run_uuid", startTime = "start_time", elapsedS = "elapsed_s"
         case timerS = "timer_s", distanceM = "distance_m", paceSPerKm = "pace_s_per_km", speedMps = "speed_mps"
         case hrBpm = "hr_bpm", cadenceSpm = "cadence_spm", lapDistanceM = "lap_distance_m"
@@ -47,11 +49,30 @@ public struct GPSReport: Codable, Hashable, Sendable {
     public var lon: Double?
     public var altM: Double?
     public var hdop: Double?
+    /// Satellites used in the fix.
     public var satellites: Int?
+    /// The receiver's UTC time of the fix, as it states the date.
+    public var time: String?
+    public var speedMps: Double?
+    public var trackDeg: Double?
+    public var pdop: Double?
+    public var vdop: Double?
+    public var satellitesSeen: Int?
+    /// gpsd's 95 % error estimates: horizontal and vertical position (m), speed (m/s).
+    public var ephM: Double?
+    public var epvM: Double?
+    public var epsMps: Double?
+    /// The GPS sensor, how it is reached, and seconds since its last fix.
+    public var sensor: String?
+    public var source: String?
+    public var lastFixS: Double?
+    /// Where the session's times come from: `system`, `gps`, or `unsynchronized`.
+    public var clock: String?
 
     enum CodingKeys: String, CodingKey {
-        case fix, lat, lon, hdop, satellites
-        case altM = "alt_m"
+        case fix, lat, lon, hdop, satellites, time, pdop, vdop, sensor, source, clock
+        case altM = "alt_m", speedMps = "speed_mps", trackDeg = "track_deg", satellitesSeen = "satellites_seen"
+        case ephM = "eph_m", epvM = "epv_m", epsMps = "eps_mps", lastFixS = "last_fix_s"
     }
 
     public init(
@@ -156,13 +177,17 @@ public struct RunReport: Codable, Hashable, Sendable {
     public var avgMovingPaceSPerKm: Double?
     public var maxSpeedMps: Double?
     public var points: Int?
+    public var steps: Int?
+    /// Where the start time came from: `system` (a synchronised clock), `gps` (GPS time, the
+    /// clock was not synchronised) or `unsynchronized` (may be wrong).
+    public var clock: String?
     /// `show` only.
     public var splits: [SplitReport]?
     public var laps: [LapReport]?
     public var events: [EventReport]?
 
     enum CodingKeys: String, CodingKey {
-        case id, uuid, state, source, recovered, points, splits, laps, events
+        case id, uuid, state, source, recovered, points, steps, clock, splits, laps, events
         case startTime = "start_time", queuedForUpload = "queued_for_upload", distanceM = "distance_m"
         case elapsedS = "elapsed_s", timerS = "timer_s", movingS = "moving_s", avgHrBpm = "avg_hr_bpm"
         case maxHrBpm = "max_hr_bpm", avgCadenceSpm = "avg_cadence_spm", avgPaceSPerKm = "avg_pace_s_per_km"

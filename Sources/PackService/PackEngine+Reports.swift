@@ -32,6 +32,22 @@ extension PackEngine {
             report.lap = snapshot.lapIndex
             report.lapDistanceM = snapshot.lapDistanceMeters.map { Format.rounded($0, 1) }
             report.points = snapshot.pointCount
+            report.steps = snapshot.steps
+            report.gps.clock = session.clockSource.rawValue
+        }
+        report.gps.time = fix.iso8601Time
+        report.gps.speedMps = fix.speedMetersPerSecond.map { Format.rounded($0, 2) }
+        report.gps.trackDeg = fix.trackDegrees
+        report.gps.pdop = fix.pdop
+        report.gps.vdop = fix.vdop
+        report.gps.satellitesSeen = fix.satellitesSeen
+        report.gps.ephM = fix.errors?.eph
+        report.gps.epvM = fix.errors?.epv
+        report.gps.epsMps = fix.errors?.eps
+        if let gps = snapshot.sensors.first(where: { $0.kind == .gps }) {
+            report.gps.sensor = gps.id.rawValue
+            report.gps.source = sensors[gps.id].map { [$0.transport, $0.address].compactMap { $0 }.joined(separator: " ") }
+            report.gps.lastFixS = gps.secondsSinceData.map { Format.rounded($0, 1) }
         }
         report.hrBpm = snapshot.heartRateBPM
         report.cadenceSpm = snapshot.cadenceSPM
@@ -107,7 +123,9 @@ extension PackEngine {
             report.avgMovingPaceSPerKm = s.averageMovingPaceSecondsPerKilometer.map { Format.rounded($0, 1) }
             report.maxSpeedMps = s.maximumSpeed.map { Format.rounded($0, 2) }
             report.points = s.pointCount
+            report.steps = summary.steps
         }
+        report.clock = record.clockSource.rawValue
         return report
     }
 

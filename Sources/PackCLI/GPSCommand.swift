@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import PackControl
+import SensorCodecs
+
+public struct GPS: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "gps",
+        abstract: "Show the live GPS fix: position, time, speed, precision and satellites.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Flag(help: "Redraw every second until interrupted.")
+    var watch = false
+
+    public init() {}
+
+    public func run() async throws {
+        repeat {
+            let report: StatusReport
+            do {
+                report = try connection.client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
+            } catch {
+                throw Output.fail(error, json: output.json)
+            }
+            if output.json {
+                try Output.printJSON(report.gps)
+            } else {
+                if watch && Output.standardOutputIsTerminal {
+                    FileHandle.standardOutput.write(Data("\u{1B}[H\u{1B}[J".utf8))
+                }
+                Output.print(Self.render(report.gps))
+                if watch && !Output.standardOutputIsTerminal { Output.print("") }
+            }
+            if watch { try await Task.sleep(for: .seconds(1)) }
+        } while watch
+    }
+
+    static func render(_ g: GPSReport) -> String {
+        guard let sensor = g.sensor else {
+            return "No GPS is configured or heard from. Set [gps] source in handoff.toml (gpsd or serial)."
+        }
+        var rows: [[String]] = []
+        rows.append(["receiver", "\(sensor) (\(g.source ?? "?"))"])
+        var fix = g.fix == "none" ? "no fix" : "\(g.fix.uppercased()) fix"
+        if let last = g.lastFixS { fix += last > 3 ? " · silent for \(Format.duration(last))" : "" }
+        rows.append(["fix", fix])
+        if let time = g.time { rows.append(["time", time + (g.clock == "gps" ? " (the run's clock)" : "")]) }
+        if let lat = g.lat, let lon = g.lon {
+            rows.append(["position", "\(Format.fixed(lat, 6)), \(Format.fixed(lon, 6))"])
+        }
+        if let alt = g.altM { rows.append(["altitude", "\(Format.fixed(alt, 1)) m"]) }
+        if let speed = g.speedMps {
+            rows.append(["speed", "\(Format.fixed(speed, 2)) m/s" + (g.trackDeg.map { " · track \(Format.fixed($0, 0))°" } ?? "")])
+        }
+        var precision: [String] = []
+        if let h = g.hdop { precision.append("HDOP \(Format.fixed(h, 1))") }
+        if let p = g.pdop { precision.append("PDOP \(Format.fixed(p, 1))") }
+        if let e = g.ephM { precision.append("±\(Format.fixed(e, 1)) m") }
+        if !precision.isEmpty { rows.append(["precision", precision.joined(separator: " · ")]) }
+        if g.satellites != nil || g.satellitesSeen != nil {
+            rows.append(["satellites", "\(g.satellites.map(String.init) ?? "?") used of \(g.satellitesSeen.map(String.init) ?? "?") seen"])
+        }
+        return Output.table(rows)
+    }
+}
+
+public struct Steps: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Count the steps in accelerometer samples: a CSV of t_s,x,y,z (m/s², gravity included).",
+        discussion: """
+            The same step detection as the pack's accelerometer source. A header line is allowed;
+            the sample rate is one over the median interval. --rate resamples first (a Pi's
+            accelerometer runs at 25–100 Hz).
+            """)
+
+    @Argument(help: "The CSV file, or - for standard input.")
+    var file: String
+
+    @Option(help: "Resample to this many Hz before counting.")
+    var rate: Double?
+
+    @OptionGroup var output: JSONOption
+
+    public init() {}
+
+    public func run() async throws {
+        let text: String
+        if file == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                Output.error("cannot read \(file): no such file, or it is not readable")
+                throw ExitCode(66)  // EX_NOINPUT
+            }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        var samples: AccelerometerCSV
+        do { samples = try AccelerometerCSV(text: text) } catch {
+            Output.error("\(file) \(error): each line must be t_s,x,y,z")
+            throw ExitCode(65)  // EX_DATAERR
+        }
+        guard let nativeRate = samples.sampleRate else {
+            Output.error("\(file) has fewer than two samples with increasing times: nothing to count")
+            throw ExitCode(65)
+        }
+        if let rate {
+            guard rate >= 5, rate <= 2000 else {
+                Output.error("--rate \(rate) is out of range: use 5 to 2000 Hz")
+                throw ExitCode.validationFailure
+            }
+            samples = samples.resampled(to: rate)
+        }
+        let steps = samples.countSteps()
+        if output.json {
+            struct Result: Encodable {
+                let steps: Int
+            }
+            try Output.printJSON(Result(steps: steps))
+        } else {
+            let seconds = (samples.times.last ?? 0) - (samples.times.first ?? 0)
+            Output.print(
+                "\(steps) steps in \(Format.duration(seconds)) (\(samples.times.count) samples at \(Format.fixed(rate ?? nativeRate, 0)) Hz)"
+            )
+        }
+    }
+}
