@@ -18,6 +18,8 @@ public struct GpsdSource: LiveSource {
     public let port: UInt16
     /// No report for this long means gpsd (or its receiver) stalled: reconnect.
     public var silenceTimeout: Double = 10
+    /// Waits between reconnection attempts.
+    public var backoff = Backoff()
 
     public init(id: SensorID = "gps0", host: String = "127.0.0.1", port: UInt16 = 2947) {
         self.host = host
@@ -29,7 +31,7 @@ public struct GpsdSource: LiveSource {
     public static let watchCommand = #"?WATCH={"enable":true,"json":true}"# + "\n"
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
-        var backoff = Backoff()
+        var backoff = self.backoff
         var linked = false
         var attempts = 0
         while !stop.isSet {

@@ -97,22 +97,27 @@ public func systemProgram(_ name: String) -> URL? {
 /// A background child process, killed when the test is done with it.
 public final class BackgroundProcess: @unchecked Sendable {
     public let process = Process()
-    private let output = Pipe()
+    /// Where its output goes: a file, so that a chatty child never blocks on a full pipe.
+    public let outputPath: String
 
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
+        outputPath = NSTemporaryDirectory() + "handoff-test-\(UUID().uuidString).out"
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        try? output.close()
     }
 
     public var isRunning: Bool { process.isRunning }
 
-    /// Stops it: SIGTERM, then SIGKILL after `grace` seconds.
-    public func stop(grace: TimeInterval = 3) {
+    /// Stops it: SIGTERM (gpsfake then stops its gpsd), then SIGKILL after `grace` seconds.
+    public func stop(grace: TimeInterval = 10) {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(grace)
@@ -127,10 +132,26 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// What it printed (after it stopped).
+    /// What it printed so far.
     public var printed: String {
-        String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }
 
-    deinit { stop(grace: 1) }
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: outputPath)
+    }
+}
+
+/// Kills (SIGKILL) every process whose command line contains all of `words`: for children that
+/// a killed parent would leave behind (gpsfake's gpsd, which then runs as user `gpsd`).
+public func killProcesses(commandLineContaining words: [String]) {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
+    for entry in entries {
+        guard let pid = Int32(entry), pid != getpid(),
+            let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+        else { continue }
+        let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        if words.allSatisfy({ arguments.contains($0) }) { kill(pid, SIGKILL) }
+    }
 }
