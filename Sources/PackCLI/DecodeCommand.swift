@@ -229,7 +229,9 @@ struct FixJSON: Encodable {
 
     static func clock(_ t: NMEATime) -> String {
         let millis = Int((t.second * 1000).rounded())
-        func pad(_ v: Int, _ w: Int) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
+        func pad(_ v: Int, _ w: Int) -> String {
+            String(repeating: "0", count: max(0, w - String(v).count)) + String(v)
+        }
         return "\(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(millis / 1000, 2)).\(pad(millis % 1000, 3))"
     }
 
@@ -244,7 +246,9 @@ struct FixJSON: Encodable {
         if let speed = f.speedMetersPerSecond { parts.append("\(Format.fixed(speed, 2)) m/s") }
         if let track = f.trackDegrees { parts.append("track \(Format.fixed(track, 1))°") }
         if let hdop = f.hdop { parts.append("HDOP \(Format.fixed(hdop, 1))") }
-        if let used = f.satellitesUsed { parts.append("\(used)/\(f.satellitesSeen.map(String.init) ?? "?") satellites") }
+        if let used = f.satellitesUsed {
+            parts.append("\(used)/\(f.satellitesSeen.map(String.init) ?? "?") satellites")
+        }
         return parts.joined(separator: "  ")
     }
 }

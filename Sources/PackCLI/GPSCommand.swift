@@ -52,7 +52,10 @@ public struct GPS: AsyncParsableCommand {
         }
         if let alt = g.altM { rows.append(["altitude", "\(Format.fixed(alt, 1)) m"]) }
         if let speed = g.speedMps {
-            rows.append(["speed", "\(Format.fixed(speed, 2)) m/s" + (g.trackDeg.map { " · track \(Format.fixed($0, 0))°" } ?? "")])
+            rows.append([
+                "speed",
+                "\(Format.fixed(speed, 2)) m/s" + (g.trackDeg.map { " · track \(Format.fixed($0, 0))°" } ?? ""),
+            ])
         }
         var precision: [String] = []
         if let h = g.hdop { precision.append("HDOP \(Format.fixed(h, 1))") }
@@ -60,7 +63,10 @@ public struct GPS: AsyncParsableCommand {
         if let e = g.ephM { precision.append("±\(Format.fixed(e, 1)) m") }
         if !precision.isEmpty { rows.append(["precision", precision.joined(separator: " · ")]) }
         if g.satellites != nil || g.satellitesSeen != nil {
-            rows.append(["satellites", "\(g.satellites.map(String.init) ?? "?") used of \(g.satellitesSeen.map(String.init) ?? "?") seen"])
+            rows.append([
+                "satellites",
+                "\(g.satellites.map(String.init) ?? "?") used of \(g.satellitesSeen.map(String.init) ?? "?") seen",
+            ])
         }
         return Output.table(rows)
     }

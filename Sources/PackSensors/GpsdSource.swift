@@ -161,7 +161,9 @@ enum TCPConnection {
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw Failure(description: "writing to the socket: \(String(cString: strerror(errno)))") }
+            guard n > 0 else {
+                throw Failure(description: "writing to the socket: \(String(cString: strerror(errno)))")
+            }
             sent += n
         }
     }

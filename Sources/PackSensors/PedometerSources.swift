@@ -32,7 +32,9 @@ public struct IIOStepCounterSource: LiveSource {
             }
             guard let text = device.read("in_steps_input"), let count = Int(text), count >= 0 else {
                 if linked {
-                    emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: "in_steps_input unreadable")))
+                    emit(
+                        LiveClock.stamp(
+                            .link(sensor: descriptor.id, state: .disconnected, reason: "in_steps_input unreadable")))
                     linked = false
                 }
                 _ = stop.sleep(seconds: backoff.delay())
@@ -138,7 +140,8 @@ public struct IIOAccelerometerSource: LiveSource {
             detector.finish()
             emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(detector.count)))))
             emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: reason)))
-            logger.warning("The accelerometer stopped: \(reason); retrying", metadata: ["sensor.id": "\(descriptor.id)"])
+            logger.warning(
+                "The accelerometer stopped: \(reason); retrying", metadata: ["sensor.id": "\(descriptor.id)"])
             _ = stop.sleep(seconds: backoff.delay())
         }
     }

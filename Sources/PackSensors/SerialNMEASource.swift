@@ -70,7 +70,9 @@ public struct SerialNMEASource: LiveSource {
             do {
                 let fd = try Self.open(device, baudRate: baudRate)
                 defer { close(fd) }
-                logger.info("Reading the GPS receiver", metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device)", "baud": "\(baudRate)"])
+                logger.info(
+                    "Reading the GPS receiver",
+                    metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device)", "baud": "\(baudRate)"])
                 emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device)))
                 linked = true
                 attempts = 0

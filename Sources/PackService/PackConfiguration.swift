@@ -155,7 +155,8 @@ public struct PackConfiguration: Sendable {
                 var kinds: [StepSourceKind] = []
                 for name in list {
                     guard let kind = StepSourceKind(rawValue: name) else {
-                        throw s.error("pedometer.sources", "lists \"\(name)\"; known: step-counter, accelerometer, footpod")
+                        throw s.error(
+                            "pedometer.sources", "lists \"\(name)\"; known: step-counter, accelerometer, footpod")
                     }
                     kinds.append(kind)
                 }

@@ -70,7 +70,8 @@ public enum PackDaemon {
             services.append(
                 .init(
                     service: ReplayService(
-                        engine: engine, path: replay, speed: configuration.replayLive ? .factor(1) : configuration.replaySpeed,
+                        engine: engine, path: replay,
+                        speed: configuration.replayLive ? .factor(1) : configuration.replaySpeed,
                         restamp: configuration.replayLive, sensors: configuration.replaySensors, logger: logger),
                     successTerminationBehavior: configuration.exitAfterReplay ? .gracefullyShutdownGroup : .ignore,
                     failureTerminationBehavior: .gracefullyShutdownGroup))
@@ -92,7 +93,8 @@ public enum PackDaemon {
             metadata: [
                 "database": "\(configuration.databasePath)", "socket": "\(configuration.socketPath)",
                 "source": "\(configuration.replayFile.map { "replay \($0)" } ?? "live")",
-                "sensors": "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport ?? "?"))" }.joined(separator: ", "))",
+                "sensors":
+                    "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport ?? "?"))" }.joined(separator: ", "))",
             ])
         try await group.run()
         logger.info("handoffd stopped")
@@ -107,7 +109,8 @@ public enum PackDaemon {
         case .none: break
         }
         if let pedometer = PedometerSelection.source(
-            order: c.stepSources.map(\.rawValue), sysfs: c.sysfsRoot, deviceRoot: c.deviceRoot, rate: c.accelerometerRateHz)
+            order: c.stepSources.map(\.rawValue), sysfs: c.sysfsRoot, deviceRoot: c.deviceRoot,
+            rate: c.accelerometerRateHz)
         {
             sources.append(pedometer)
         }

@@ -46,7 +46,9 @@ extension PackEngine {
         report.gps.epsMps = fix.errors?.eps
         if let gps = snapshot.sensors.first(where: { $0.kind == .gps }) {
             report.gps.sensor = gps.id.rawValue
-            report.gps.source = sensors[gps.id].map { [$0.transport, $0.address].compactMap { $0 }.joined(separator: " ") }
+            report.gps.source = sensors[gps.id].map {
+                [$0.transport, $0.address].compactMap { $0 }.joined(separator: " ")
+            }
             report.gps.lastFixS = gps.secondsSinceData.map { Format.rounded($0, 1) }
         }
         report.hrBpm = snapshot.heartRateBPM

@@ -9,4 +9,3 @@ struct EpochFix: Hashable, Sendable {
     var speed: Double?
     var hdop: Double?
 }
-

@@ -77,7 +77,9 @@ public struct NMEADecoder: Sendable {
     }
 
     /// Every fix in a whole log.
-    public static func fixes(in bytes: some Sequence<UInt8>, checksumPolicy: NMEAChecksumPolicy = .required)
+    public static func fixes(
+        in bytes: some Sequence<UInt8>, checksumPolicy: NMEAChecksumPolicy = .required
+    )
         -> (fixes: [GNSSFix], counts: Counts)
     {
         var decoder = NMEADecoder(checksumPolicy: checksumPolicy)

@@ -174,7 +174,9 @@ public struct NMEAFixAssembler: Sendable {
             if !used.isEmpty || fix.satellitesUsed == nil { fix.satellitesUsed = used.count }
         }
         let seen = sky.values.reduce(into: Set<Int>()) { set, list in
-            for sat in list { set.insert(sat.prn &* 16 &+ GNSSConstellation.allCases.firstIndex(of: sat.constellation)!) }
+            for sat in list {
+                set.insert(sat.prn &* 16 &+ GNSSConstellation.allCases.firstIndex(of: sat.constellation)!)
+            }
         }
         if !seen.isEmpty { fix.satellitesSeen = seen.count }
         return fix
@@ -183,8 +185,12 @@ public struct NMEAFixAssembler: Sendable {
     /// A satellite's identity across GSA sentences: the system ID (NMEA 4.10) or the talker, and
     /// the PRN.
     private static func satelliteKey(_ gsa: GSA, _ prn: Int) -> Int {
-        let system = gsa.systemID ?? (gsa.talker == "GN" ? 0 : GNSSConstellation.allCases.firstIndex(
-            of: GNSSConstellation(talker: gsa.talker))! + 16)
+        let system =
+            gsa.systemID
+            ?? (gsa.talker == "GN"
+                ? 0
+                : GNSSConstellation.allCases.firstIndex(
+                    of: GNSSConstellation(talker: gsa.talker))! + 16)
         return system &* 1000 &+ prn
     }
 }

@@ -97,7 +97,8 @@ public struct GSV: Hashable, Sendable {
         self.number = number
         satellitesInView = try f.integer(2, "satellites in view") ?? 0
         let groups = (s.fieldCount - 3) / 4
-        signalID = (s.fieldCount - 3) % 4 == 1 ? s.field(s.fieldCount - 1).map { String(decoding: $0, as: UTF8.self) } : nil
+        signalID =
+            (s.fieldCount - 3) % 4 == 1 ? s.field(s.fieldCount - 1).map { String(decoding: $0, as: UTF8.self) } : nil
         let constellation = GNSSConstellation(talker: s.talker)
         var satellites: [SatelliteInView] = []
         for group in 0..<groups {
@@ -105,7 +106,8 @@ public struct GSV: Hashable, Sendable {
             guard let prn = try f.integer(base, "PRN") else { continue }
             satellites.append(
                 SatelliteInView(
-                    constellation: constellation, prn: prn, elevationDegrees: try f.signedInteger(base + 1, "elevation"),
+                    constellation: constellation, prn: prn,
+                    elevationDegrees: try f.signedInteger(base + 1, "elevation"),
                     azimuthDegrees: try f.integer(base + 2, "azimuth"), snr: try f.integer(base + 3, "SNR")))
         }
         self.satellites = satellites

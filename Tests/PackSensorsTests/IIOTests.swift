@@ -64,14 +64,19 @@ struct IIOTests {
     func selection() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        #expect(PedometerSelection.source(order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50) == nil)
+        #expect(
+            PedometerSelection.source(
+                order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50) == nil)
         try Self.write(dir.path + "/bus/iio/devices/iio:device1/in_accel_x_raw", "0\n")
-        let accel = PedometerSelection.source(order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
+        let accel = PedometerSelection.source(
+            order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
         #expect(accel?.descriptor.transport == "iio-accel")
         try Self.write(dir.path + "/bus/iio/devices/iio:device0/in_steps_input", "0\n")
-        let counter = PedometerSelection.source(order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
+        let counter = PedometerSelection.source(
+            order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
         #expect(counter?.descriptor.transport == "iio-steps")
-        let accelFirst = PedometerSelection.source(order: ["accelerometer", "step-counter"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
+        let accelFirst = PedometerSelection.source(
+            order: ["accelerometer", "step-counter"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
         #expect(accelFirst?.descriptor.transport == "iio-accel")
     }
 
@@ -81,7 +86,8 @@ struct IIOTests {
         #expect(s16.signed && !s16.bigEndian && s16.bytes == 2)
         let be12 = try #require(IIOScanType("be:s12/16>>4"))
         let ts = try #require(IIOScanType("le:s64/64>>0"))
-        #expect(IIOScanType("xx:s16/16>>0") == nil && IIOScanType("le:s17/16>>0") == nil && IIOScanType("le:s16/16") == nil)
+        #expect(
+            IIOScanType("xx:s16/16>>0") == nil && IIOScanType("le:s17/16>>0") == nil && IIOScanType("le:s16/16") == nil)
         let layout = IIOScanLayout([("in_accel_x", 0, s16), ("in_accel_y", 1, be12), ("in_timestamp", 3, ts)])
         #expect(layout.channel("in_accel_y")?.offset == 2 && layout.channel("in_timestamp")?.offset == 8)
         #expect(layout.recordSize == 16)
@@ -96,7 +102,9 @@ struct IIOTests {
         }
     }
 
-    @Test("Accelerometer buffer (simulated kernel): a walk's samples give the detector's count", .enabled(if: Fixtures.available))
+    @Test(
+        "Accelerometer buffer (simulated kernel): a walk's samples give the detector's count",
+        .enabled(if: Fixtures.available))
     func bufferedAccelerometer() throws {
         // A real walk (phone in hand) at 50 Hz, written as the driver's buffer would hold it:
         // x, y, z as le:s16 counts of 0.00239 m/s² (±8 g), and a le:s64 nanosecond timestamp.

@@ -139,14 +139,19 @@ struct NMEATests {
             Issue.record("not a VTG"); return
         }
         #expect(v.trackDegrees == 0 && abs(v.speedMetersPerSecond! - 0.039 * 1852 / 3600) < 1e-12 && v.mode == "A")
-        guard case .gll(let l) = try NMEAReport(line: NMEASentence.frame("GNGLL,3806.62964,N,12237.61382,W,223745.00,A,D"))
+        guard
+            case .gll(let l) = try NMEAReport(
+                line: NMEASentence.frame("GNGLL,3806.62964,N,12237.61382,W,223745.00,A,D"))
         else { Issue.record("not a GLL"); return }
         #expect(l.hasFix && abs(l.latitude! - (38 + 6.62964 / 60)) < 1e-12 && l.longitude! < 0)
         guard case .zda(let z) = try NMEAReport(line: NMEASentence.frame("GNZDA,223745.00,11,07,2020,00,00")) else {
             Issue.record("not a ZDA"); return
         }
-        #expect(z.date == NMEADate(year: 2020, month: 7, day: 11) && z.time == NMEATime(hour: 22, minute: 37, second: 45))
-        guard case .gns(let n) = try NMEAReport(line: "$GNGNS,053232.438,3114.8789,N,12135.2442,E,ANNA,07,1.2,153.8,8.3,,0000*5F")
+        #expect(
+            z.date == NMEADate(year: 2020, month: 7, day: 11) && z.time == NMEATime(hour: 22, minute: 37, second: 45))
+        guard
+            case .gns(let n) = try NMEAReport(
+                line: "$GNGNS,053232.438,3114.8789,N,12135.2442,E,ANNA,07,1.2,153.8,8.3,,0000*5F")
         else { Issue.record("not a GNS"); return }
         #expect(n.hasFix && n.modes == "ANNA" && n.satellitesUsed == 7 && n.altitudeMeters == 153.8)
         #expect(GNSSConstellation(talker: "GB") == .beidou && GNSSConstellation(talker: "BD") == .beidou)
@@ -179,7 +184,6 @@ struct NMEATests {
         }
     }
 }
-
 
 @Suite("NMEA framing of a receiver's byte stream")
 struct NMEAFramingTests {
@@ -308,7 +312,9 @@ struct NMEAGpsdTests {
     /// tolerances. Returns the differences.
     static func differences(_ fix: GNSSFix, _ tpv: [String: Any]) -> [String] {
         var problems: [String] = []
-        if fix.mode.rawValue != tpv["mode"] as? Int { problems.append("mode \(fix.mode.rawValue) vs \(tpv["mode"] ?? "-")") }
+        if fix.mode.rawValue != tpv["mode"] as? Int {
+            problems.append("mode \(fix.mode.rawValue) vs \(tpv["mode"] ?? "-")")
+        }
         let pairs: [(String, Double?, Double)] = [
             ("lat", fix.latitude, 1e-6), ("lon", fix.longitude, 1e-6), ("alt", fix.altitudeMeters, 0.1),
             ("speed", fix.speedMetersPerSecond, 0.01), ("track", fix.trackDegrees, 0.01),
@@ -318,7 +324,8 @@ struct NMEAGpsdTests {
             switch (ours, theirs) {
             case (nil, nil): continue
             case (let a?, let b?) where abs(a - b) <= tolerance: continue
-            default: problems.append("\(key) \(ours.map { "\($0)" } ?? "absent") vs \(theirs.map { "\($0)" } ?? "absent")")
+            default:
+                problems.append("\(key) \(ours.map { "\($0)" } ?? "absent") vs \(theirs.map { "\($0)" } ?? "absent")")
             }
         }
         return problems
@@ -330,7 +337,8 @@ struct NMEAGpsdTests {
         let epochs = try Self.gpsdEpochs(log)
         #expect(epochs.count >= 1)
         for (seconds, tpv) in epochs {
-            guard let fix = fixes.first(where: { $0.time.map { abs($0.secondsOfDay - seconds) < 0.0005 } ?? false }) else {
+            guard let fix = fixes.first(where: { $0.time.map { abs($0.secondsOfDay - seconds) < 0.0005 } ?? false })
+            else {
                 Issue.record("\(log): no fix of ours at \(tpv["time"] ?? seconds)")
                 continue
             }
@@ -350,13 +358,16 @@ struct NMEAGpsdTests {
         #expect(dated.last?.iso8601Time == "2015-03-02T05:32:33.438Z")
     }
 
-    @Test("The logs without gpsd's decoding decode; every rejected line has a reason", arguments: logs + ["haicom-305N"])
+    @Test(
+        "The logs without gpsd's decoding decode; every rejected line has a reason", arguments: logs + ["haicom-305N"])
     func everyLineIsHandled(log: String) throws {
         let (fixes, counts) = NMEADecoder.fixes(in: try Fixtures.data("gpsd/\(log).log"))
         #expect(counts.decoded > 0 && !fixes.isEmpty)
         // Known bad input: the SE4100L cold-boot log holds binary garbage and corrupted sentences.
         let knownRejects = ["gp-320fw-2019-04-07-coldboot": 41]
-        #expect(counts.rejected == knownRejects[log, default: 0], "\(log): \(counts.rejected) rejected, last \(String(describing: counts.lastError))")
+        #expect(
+            counts.rejected == knownRejects[log, default: 0],
+            "\(log): \(counts.rejected) rejected, last \(String(describing: counts.lastError))")
     }
 
     @Test("Satellites used and seen, and DOPs, come from GSA and GSV")
@@ -364,7 +375,8 @@ struct NMEAGpsdTests {
         let (fixes, _) = NMEADecoder.fixes(in: try Fixtures.data("gpsd/ublox-neo-m9n-nmea.log"))
         let first = try #require(fixes.first { $0.satellitesSeen != nil })
         // Four GNSS: GSA lists 8 GPS + 7 GLONASS + 5 Galileo + 5 BeiDou in the first epoch.
-        #expect(fixes[0].satellitesUsed == 25 && fixes[0].pdop == 0.99 && fixes[0].hdop == 0.54 && fixes[0].vdop == 0.83)
+        #expect(
+            fixes[0].satellitesUsed == 25 && fixes[0].pdop == 0.99 && fixes[0].hdop == 0.54 && fixes[0].vdop == 0.83)
         #expect(first.satellitesSeen! > first.satellitesUsed!)
     }
 }

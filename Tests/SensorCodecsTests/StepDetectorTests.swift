@@ -12,7 +12,9 @@ struct StepDetectorTests {
         "Nexus_Jamie_Hard_InHand_1", "Pixel_Jamie_Hard_BackPocket_1", "Samsung_Carmelo_Hard_FrontPocket_1",
     ]
 
-    @Test("Within 5 % of the foot-switch truth at the recording's own rate and at 100, 50 and 25 Hz", arguments: recordings)
+    @Test(
+        "Within 5 % of the foot-switch truth at the recording's own rate and at 100, 50 and 25 Hz",
+        arguments: recordings)
     func countsWithinFivePercent(recording: String) throws {
         let (samples, truth) = try StepDetectorFixture.load(recording)
         #expect(truth > 200)
@@ -22,7 +24,8 @@ struct StepDetectorTests {
         for rate in [100.0, 50, 25] {
             let count = samples.resampled(to: rate).countSteps()
             report.append("\(Int(rate)) Hz: \(count)")
-            #expect(abs(Double(count - truth)) <= 0.05 * Double(truth), "\(recording) at \(rate) Hz: \(count) of \(truth)")
+            #expect(
+                abs(Double(count - truth)) <= 0.05 * Double(truth), "\(recording) at \(rate) Hz: \(count) of \(truth)")
         }
         print("\(recording): truth \(truth); " + report.joined(separator: ", "))
     }

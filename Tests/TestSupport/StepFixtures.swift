@@ -8,7 +8,8 @@ public enum StepDetectorFixture {
     public static func load(_ name: String) throws -> (samples: AccelerometerCSV, truth: Int) {
         var csv = "t_s,x,y,z\n"
         var t0: Int64?
-        for line in try Fixtures.text("steps/optimisation/\(name)/accelerometer.csv").split(whereSeparator: \.isNewline) {
+        for line in try Fixtures.text("steps/optimisation/\(name)/accelerometer.csv").split(whereSeparator: \.isNewline)
+        {
             let f = line.split(separator: ",")
             guard f.count == 5, let ns = Int64(f[0].trimmingCharacters(in: .whitespaces)) else { continue }
             let start = t0 ?? ns
