@@ -126,7 +126,8 @@ public actor PackEngine {
             logger.notice("The system clock is not synchronised: runs will take their times from GPS")
         }
         await ingest(
-            CaptureEvent(monotonic: PackClock.monotonic(), wall: PackClock.wall(), body: .clock(synchronized: synchronized))
+            CaptureEvent(
+                monotonic: PackClock.monotonic(), wall: PackClock.wall(), body: .clock(synchronized: synchronized))
         )
     }
 
@@ -169,13 +170,19 @@ public actor PackEngine {
             case .lap(let lap):
                 appendToOpenRun { $0.laps.append(lap) }
             case .wallClockCorrected(let wall):
+                let first = session?.clockSource != .gps
                 session?.startWall = wall
                 session?.clockSource = .gps
                 appendToOpenRun { $0.correctedStartWall = wall }
                 commitNow = true
-                logger.notice(
-                    "The system clock is not synchronised: the run's times now come from GPS time",
-                    metadata: sessionMetadata.merging(["start": "\(CivilTime(wall).iso8601())"]) { a, _ in a })
+                let metadata = sessionMetadata.merging(["start": "\(CivilTime(wall).iso8601())"]) { a, _ in a }
+                if first {
+                    logger.notice(
+                        "The system clock is not synchronised: the run's times now come from GPS time",
+                        metadata: metadata)
+                } else {
+                    logger.debug("A prompter GPS fix refined the run's start", metadata: metadata)
+                }
             case .finished(let summary):
                 // Without a synchronised clock "now" may be far off; the run's own start is not.
                 let wall: WallInstant

@@ -178,8 +178,10 @@ extension Recorder {
         tracks[index].stepCount = count
         guard selectFresh(.pedometer, at: tracks[index].lastDataTime!) == index else { return }
         hasStepSource = true
-        guard state == .recording, let previous, count >= previous else { return }
-        steps += Double(count - previous)
+        guard state == .recording, let previous else { return }
+        // A counter that went back was reset (a driver reload, a 16-bit counter wrapping): what it
+        // counts now was counted since the reset.
+        steps += Double(count >= previous ? count - previous : count)
     }
 
     /// Steps from the footpod's cadence, while no pedometer is fresh.

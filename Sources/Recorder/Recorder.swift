@@ -40,10 +40,8 @@ public struct Recorder: Sendable {
     /// Whether the system clock is synchronised. When it is not, the session's wall times come
     /// from GPS time: the owner sets this from the kernel's clock status (or a capture's).
     public var wallClockSynchronized = true
-    /// GPS time minus the monotonic clock, learnt from the latest fix with a date.
+    /// GPS time minus the monotonic clock: the best estimate from the fixes with a date so far.
     var gpsTimeOffset: Int64?
-    /// The session's start was already set from GPS time.
-    var startFromGPS = false
 
     public init(configuration: RecorderConfiguration = RecorderConfiguration()) {
         self.configuration = configuration
@@ -160,16 +158,32 @@ public struct Recorder: Sendable {
     /// Learns GPS time from a fix with a date and a position (a receiver's clock before its first
     /// fix is a guess); moves the session's start to GPS time when the system clock is not
     /// synchronised.
+    ///
+    /// A fix reaches us some time after the second it states (the receiver's output, gpsd, an epoch
+    /// only known complete when the next begins), and that delay only ever makes GPS time minus the
+    /// monotonic clock smaller. So the largest difference seen is the best estimate: a start set
+    /// from a late first fix is moved again when a prompter fix improves it by more than
+    /// `gpsTimeRefinementNanoseconds`. A difference that falls by more than two seconds means GPS time
+    /// itself stepped (a receiver reset), and is taken afresh.
     mutating func learnGPSTime(_ fix: GNSSFix, at time: MonotonicInstant, into out: inout [RecorderOutput]) {
         guard fix.hasPosition, let utc = fix.utc else { return }
-        gpsTimeOffset = utc.nanosecondsSinceEpoch &- time.nanoseconds
-        guard !wallClockSynchronized, !startFromGPS, isActive, var begun = start, let gpsTimeOffset else { return }
-        begun.wall = WallInstant(nanosecondsSinceEpoch: begun.monotonic.nanoseconds &+ gpsTimeOffset)
+        let observed = utc.nanosecondsSinceEpoch &- time.nanoseconds
+        if let best = gpsTimeOffset, observed <= best + Self.gpsTimeRefinementNanoseconds,
+            observed >= best - 2_000_000_000
+        {
+            gpsTimeOffset = max(best, observed)
+            return
+        }
+        gpsTimeOffset = observed
+        guard !wallClockSynchronized, isActive, var begun = start else { return }
+        begun.wall = WallInstant(nanosecondsSinceEpoch: begun.monotonic.nanoseconds &+ observed)
         begun.wallFromGPS = true
         start = begun
-        startFromGPS = true
         out.append(.wallClockCorrected(begun.wall!))
     }
+
+    /// How much better a later fix must place GPS time before a session's start is moved again.
+    static let gpsTimeRefinementNanoseconds: Int64 = 50_000_000
 
     // MARK: Helpers
 
@@ -222,7 +236,6 @@ public struct Recorder: Sendable {
         if !wallClockSynchronized, let gpsOffset {
             begun.wall = WallInstant(nanosecondsSinceEpoch: time.nanoseconds &+ gpsOffset)
             begun.wallFromGPS = true
-            startFromGPS = true
         }
         start = begun
         state = .recording

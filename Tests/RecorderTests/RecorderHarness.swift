@@ -48,8 +48,13 @@ struct Harness {
         // 1 km north and east of 48°N 11°E, rounded as a receiver's sentence would be (1e-6').
         let lat = 48 + ((((north + 1000) / 111_194.93) * 60 * 1e6).rounded() / 1e6) / 60
         let lon = 11 + ((((east + 1000) / (111_194.93 * 0.66913060635885824)) * 60 * 1e6).rounded() / 1e6) / 60
-        let value = GNSSFix(mode: .threeD, latitude: lat, longitude: lon, altitudeMeters: 500, hdop: hdop, satellitesUsed: 9)
+        let value = GNSSFix(
+            mode: .threeD, latitude: lat, longitude: lon, altitudeMeters: 500, hdop: hdop, satellitesUsed: 9)
         outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .gnss(value)))
+    }
+
+    mutating func steps(_ count: Int, at seconds: Double, sensor: SensorID = "steps0") {
+        outputs += recorder.receive(SensorReading(time: Self.time(seconds), sensor: sensor, value: .steps(count)))
     }
 
     mutating func link(_ state: LinkState, at seconds: Double, sensor: SensorID = "hr0") {
@@ -67,7 +72,6 @@ struct Harness {
     var rr: [RRIntervalBatch] { outputs.compactMap { if case .rrIntervals(let r) = $0 { r } else { nil } } }
     var summary: RunSummary? { outputs.lazy.compactMap { if case .finished(let s) = $0 { s } else { nil } }.first }
 }
-
 
 /// SplitMix64: reproducible noise for tests.
 struct SeededRandom: RandomNumberGenerator {
