@@ -49,7 +49,6 @@ struct HandoffDaemon: ParsableCommand {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
-        if exitAfterReplay && replay == nil { throw ValidationError("--exit-after-replay needs --replay FILE") }
     }
 
     func run() throws {
@@ -71,6 +70,11 @@ struct HandoffDaemon: ParsableCommand {
         if exitAfterReplay { configuration.exitAfterReplay = true }
         if let capture { configuration.captureFile = capture }
         if let logLevel { configuration.logLevel = Logger.Level(rawValue: logLevel)! }
+        if configuration.exitAfterReplay && configuration.replayFile == nil {
+            FileHandle.standardError.write(
+                Data("handoffd: --exit-after-replay needs a capture to replay: --replay FILE or replay.file\n".utf8))
+            throw ExitCode(64)  // EX_USAGE
+        }
 
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in

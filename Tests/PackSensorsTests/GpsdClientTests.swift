@@ -10,7 +10,7 @@ import Testing
 /// port), fed the real receiver logs in the shared fixtures.
 @Suite(
     "gpsd client against a real gpsd (gpsfake)",
-    .enabled(if: Fixtures.available && systemProgram("gpsfake") != nil, "needs gpsd-clients and the fixtures"),
+    .enabled(if: Fixtures.available && SystemPrograms.runnable("gpsfake"), "needs gpsd-clients and the fixtures"),
     .serialized)
 struct GpsdClientTests {
     static let logs = [
@@ -32,7 +32,8 @@ struct GpsdClientTests {
         // -1: play once, then gpsd reports the device gone; -p: gpsfake watches too, which makes
         // gpsd open the pty at once, and feeds after 1.4 s: our client connects well before.
         let gpsfake = try BackgroundProcess(
-            systemProgram("gpsfake")!, ["-1", "-p", "-q", "-s", "38400", "-P", String(port), path],
+            try SystemPrograms.require("gpsfake", package: "gpsd-clients"),
+            ["-1", "-p", "-q", "-s", "38400", "-P", String(port), path],
             environment: ProcessInfo.processInfo.environment.merging(["PATH": "/usr/sbin:/usr/bin:/bin"]) { _, b in b })
         defer {
             // gpsfake lingers after the log (and SIGTERM takes it seconds): end it and its gpsd.
@@ -50,8 +51,14 @@ struct GpsdClientTests {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if collector.all.contains(where: {
-                if case .payload(_, _, .text(let t)) = $0.body { t.contains(#""class":"DEVICE""#) && t.contains(#""activated":0"#) } else { false }
-            }) { break }
+                if case .payload(_, _, .text(let t)) = $0.body {
+                    t.contains(#""class":"DEVICE""#) && t.contains(#""activated":0"#)
+                } else {
+                    false
+                }
+            }) {
+                break
+            }
             usleep(50_000)
         }
         stop.set()
@@ -59,7 +66,11 @@ struct GpsdClientTests {
         // What gpsd says after it closed the device at the log's end belongs to no epoch.
         let events = collector.all
         let end = events.firstIndex {
-            if case .payload(_, _, .text(let t)) = $0.body { t.contains(#""class":"DEVICE""#) && t.contains(#""activated":0"#) } else { false }
+            if case .payload(_, _, .text(let t)) = $0.body {
+                t.contains(#""class":"DEVICE""#) && t.contains(#""activated":0"#)
+            } else {
+                false
+            }
         }
         return Array(events[..<(end ?? events.endIndex)])
     }
@@ -85,7 +96,8 @@ struct GpsdClientTests {
         #expect(!dated.isEmpty, "\(log): gpsd reported no dated fix")
         for theirs in dated {
             let seconds = theirs.time!.secondsOfDay
-            guard let mine = ours.first(where: { $0.time.map { abs($0.secondsOfDay - seconds) < 0.0005 } ?? false }) else {
+            guard let mine = ours.first(where: { $0.time.map { abs($0.secondsOfDay - seconds) < 0.0005 } ?? false })
+            else {
                 Issue.record("\(log): gpsd has a fix at \(seconds) s of the day that we do not")
                 continue
             }

@@ -85,13 +85,45 @@ public func freeLoopbackPort() -> UInt16 {
     return UInt16(bigEndian: address.sin_port)
 }
 
-/// A program from Debian's packages, when it is installed (`.ci/run` installs them).
+/// A program from Debian's packages, when it is installed (`scripts/setup` installs them).
 public func systemProgram(_ name: String) -> URL? {
     for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
         let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: url.path) { return url }
     }
     return nil
+}
+
+/// Programs from Debian's packages that tests run for real (gpsd, gpsfake).
+///
+/// Where `HANDOFF_REQUIRE_SYSTEM_PROGRAMS` is set (CI sets it), a test that needs a missing program
+/// runs and fails with the package to install; elsewhere it is skipped.
+public enum SystemPrograms {
+    public static let environmentVariable = "HANDOFF_REQUIRE_SYSTEM_PROGRAMS"
+
+    static var required: Bool {
+        guard let value = ProcessInfo.processInfo.environment[environmentVariable] else { return false }
+        return !value.isEmpty && value != "0"
+    }
+
+    /// Whether a test that needs `names` should run.
+    public static func runnable(_ names: String...) -> Bool {
+        required || names.allSatisfy { systemProgram($0) != nil }
+    }
+
+    public struct Missing: Error, CustomStringConvertible {
+        public let name: String
+        public let package: String
+        public var description: String {
+            "\(name) is not installed: scripts/setup installs it (apt-get install \(package))"
+        }
+    }
+
+    /// The program's path, or an error naming the Debian package to install.
+    public static func require(_ name: String, package: String) throws -> URL {
+        guard let url = systemProgram(name) else { throw Missing(name: name, package: package) }
+        return url
+    }
 }
 
 /// A background child process, killed when the test is done with it.
