@@ -37,6 +37,16 @@ struct CaptureCodecTests {
             CaptureEvent(
                 monotonic: MonotonicInstant(nanoseconds: 7), body: .link(sensor: "hr0", state: .connected, reason: nil)),
             CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 8), wall: nil, body: .command(.pause)),
+            CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 9), body: .clock(synchronized: false)),
+            CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 10), body: .clock(synchronized: true)),
+            CaptureEvent(
+                monotonic: MonotonicInstant(nanoseconds: 11),
+                body: .payload(sensor: "steps0", kind: .steps, .text("1043"))),
+            CaptureEvent(
+                monotonic: MonotonicInstant(nanoseconds: 12),
+                body: .payload(
+                    sensor: "gps0", kind: .gpsd,
+                    .text(#"{"class":"TPV","device":"/dev/ttyACM0","mode":3,"lat":46.498293369,"lon":7.567411672}"#))),
         ]
         for event in events {
             let line = CaptureCodec.encode(event)
