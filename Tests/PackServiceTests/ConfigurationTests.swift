@@ -23,9 +23,20 @@ struct ConfigurationTests {
                 jitter_radius_per_hdop_m = 2.5
                 max_fix_gap_s = 8
                 max_speed_mps = 10
+                source = "serial"
+                gpsd = "[::1]:2948"
+                device = "/dev/ttyUSB0"
+                baud = 38400
+                [pedometer]
+                sources = ["accelerometer", "footpod"]
+                sysfs = "/tmp/sys"
+                dev = "/tmp/dev"
+                accelerometer_rate_hz = 100
                 [replay]
                 file = "/tmp/run.jsonl"
                 speed = "max"
+                live = true
+                sensors = ["hr0", "pod0"]
                 [capture]
                 file = "/tmp/capture.jsonl"
                 [log]
@@ -41,8 +52,16 @@ struct ConfigurationTests {
         #expect(c.recorder.gps.jitterRadiusPerHDOP == 2.5)
         #expect(c.recorder.gps.maximumFixGapNanoseconds == 8_000_000_000)
         #expect(c.recorder.gps.maximumSpeed == 10)
+        #expect(c.gpsSource == .serial)
+        #expect(c.gpsdHost == "::1" && c.gpsdPort == 2948)
+        #expect(c.gpsDevice == "/dev/ttyUSB0" && c.gpsBaudRate == 38400)
+        #expect(c.stepSources == [.accelerometer, .footpod])
+        #expect(c.sysfsRoot == "/tmp/sys" && c.deviceRoot == "/tmp/dev")
+        #expect(c.accelerometerRateHz == 100)
+        #expect(c.recorder.stepsFromFootpodCadence)
         #expect(c.replayFile == "/tmp/run.jsonl")
         #expect(c.replaySpeed == .maximum)
+        #expect(c.replayLive && c.replaySensors == ["hr0", "pod0"])
         #expect(c.captureFile == "/tmp/capture.jsonl")
         #expect(c.logLevel == .debug)
     }
@@ -66,6 +85,15 @@ struct ConfigurationTests {
             ("[replay]\nspeed = -2", "replay.speed must be a positive number or \"max\""),
             ("recording = 3", "[recording] must be a table"),
             ("[recording\nauto_lap_m = 1", "is not valid TOML at line 1"),
+            ("[gps]\nsource = \"nmea\"", "gps.source must be one of gpsd, serial, none"),
+            ("[gps]\ngpsd = \"localhost\"", "gps.gpsd must be host:port, such as 127.0.0.1:2947"),
+            ("[gps]\ngpsd = \"localhost:0\"", "gps.gpsd must be host:port"),
+            ("[gps]\nbaud = 12345", "gps.baud must be one of 4800, 9600, 19200, 38400"),
+            ("[gps]\nbaud = 1200", "gps.baud is 1200.0; it must be between 4800.0 and 460800.0"),
+            ("[pedometer]\nsources = [\"fitbit\"]", "pedometer.sources lists \"fitbit\"; known: step-counter"),
+            ("[pedometer]\nsources = \"footpod\"", "pedometer.sources must be a list of strings"),
+            ("[pedometer]\naccelerometer_rate_hz = 1000", "pedometer.accelerometer_rate_hz is 1000.0"),
+            ("[replay]\nlive = \"yes\"", "replay.live must be true or false"),
         ])
     func mistakes(toml: String, message: String) {
         var c = PackConfiguration()
@@ -86,6 +114,20 @@ struct ConfigurationTests {
         #expect(c.recorder == defaults.recorder)
         #expect(c.replaySpeed == defaults.replaySpeed)
         #expect(c.logLevel == defaults.logLevel)
+        #expect(c.gpsSource == defaults.gpsSource)
+        #expect(c.gpsdHost == defaults.gpsdHost && c.gpsdPort == defaults.gpsdPort)
+        #expect(c.gpsDevice == defaults.gpsDevice && c.gpsBaudRate == defaults.gpsBaudRate)
+        #expect(c.stepSources == defaults.stepSources)
+        #expect(c.sysfsRoot == defaults.sysfsRoot && c.deviceRoot == defaults.deviceRoot)
+        #expect(c.accelerometerRateHz == defaults.accelerometerRateHz)
+        #expect(c.replayLive == defaults.replayLive && c.replaySensors == defaults.replaySensors)
+    }
+
+    @Test("Without \"footpod\" in pedometer.sources the footpod's cadence counts no steps")
+    func footpodStepsOptional() throws {
+        var c = PackConfiguration()
+        try c.apply(toml: "[pedometer]\nsources = [\"step-counter\"]", path: "t")
+        #expect(!c.recorder.stepsFromFootpodCadence)
     }
 }
 
