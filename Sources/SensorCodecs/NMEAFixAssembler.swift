@@ -20,8 +20,10 @@ public struct NMEAFixAssembler: Sendable {
     private var date: NMEADate?
     private var dateTime: NMEATime?
     /// The sky view: each talker's latest complete GSV set (some receivers send GSV every few
-    /// epochs).
-    private var sky: [String: [SatelliteInView]] = [:]
+    /// epochs), with the receiver's time of day when it completed. A set not renewed for
+    /// `skyLifetimeSeconds` (a constellation the receiver stopped reporting) no longer counts.
+    private var sky: [String: (satellites: [SatelliteInView], secondsOfDay: Double?)] = [:]
+    static let skyLifetimeSeconds = 30.0
     private var skyInProgress: [String: [SatelliteInView]] = [:]
 
     public init() {}
@@ -100,7 +102,7 @@ public struct NMEAFixAssembler: Sendable {
             if s.number == 1 { skyInProgress[key] = [] }
             skyInProgress[key, default: []].append(contentsOf: s.satellites)
             if s.number == s.total {
-                sky[key] = skyInProgress[key]
+                sky[key] = (skyInProgress[key] ?? [], lastTime?.secondsOfDay)
                 skyInProgress[key] = nil
             }
         }
@@ -173,8 +175,14 @@ public struct NMEAFixAssembler: Sendable {
             for s in e.gsa { used.formUnion(s.satellitesUsed.map { Self.satelliteKey(s, $0) }) }
             if !used.isEmpty || fix.satellitesUsed == nil { fix.satellitesUsed = used.count }
         }
-        let seen = sky.values.reduce(into: Set<Int>()) { set, list in
-            for sat in list {
+        let now = e.time?.secondsOfDay
+        let seen = sky.values.reduce(into: Set<Int>()) { set, entry in
+            if let now, let then = entry.secondsOfDay {
+                // Receiver time of day: an age across midnight wraps.
+                let age = (now - then + 86_400).truncatingRemainder(dividingBy: 86_400)
+                if age > Self.skyLifetimeSeconds { return }
+            }
+            for sat in entry.satellites {
                 set.insert(sat.prn &* 16 &+ GNSSConstellation.allCases.firstIndex(of: sat.constellation)!)
             }
         }

@@ -377,6 +377,32 @@ struct NMEAGpsdTests {
         // Four GNSS: GSA lists 8 GPS + 7 GLONASS + 5 Galileo + 5 BeiDou in the first epoch.
         #expect(
             fixes[0].satellitesUsed == 25 && fixes[0].pdop == 0.99 && fixes[0].hdop == 0.54 && fixes[0].vdop == 0.83)
-        #expect(first.satellitesSeen! > first.satellitesUsed!)
+        // GSV: 16 GPS + 10 GLONASS + 10 Galileo + 7 BeiDou in view, gpsd's nSat for the epoch.
+        #expect(first.satellitesSeen == 43)
+    }
+
+    /// `body` with its `$` and checksum.
+    static func sentence(_ body: String) -> String {
+        "$\(body)*" + String(format: "%02X", body.utf8.reduce(UInt8(0), ^))
+    }
+
+    @Test("A constellation the receiver stops reporting leaves the sky view after 30 s")
+    func staleSky() throws {
+        func epoch(_ second: Int, glonass: Bool) -> String {
+            let time = String(format: "1200%02d.00", second)
+            var lines = [
+                Self.sentence("GPGGA,\(time),4807.038,N,01131.000,E,1,04,0.9,545.4,M,46.9,M,,"),
+                Self.sentence("GPGSV,1,1,02,05,40,083,46,12,30,070,42"),
+            ]
+            if glonass { lines.append(Self.sentence("GLGSV,1,1,03,66,09,027,,67,56,054,40,68,55,168,44")) }
+            return lines.joined(separator: "\r\n") + "\r\n"
+        }
+        var log = (0..<5).map { epoch($0, glonass: true) }.joined()
+        log += (5..<50).map { epoch($0, glonass: false) }.joined()
+        let (fixes, _) = NMEADecoder.fixes(in: Data(log.utf8))
+        #expect(fixes.count == 50)
+        let seen = fixes.map { $0.satellitesSeen ?? -1 }
+        #expect(seen[0...34].allSatisfy { $0 == 5 }, "\(seen)")
+        #expect(seen[35...].allSatisfy { $0 == 2 }, "\(seen)")
     }
 }
