@@ -31,9 +31,7 @@ public struct GpsdSource: LiveSource {
     public static let watchCommand = #"?WATCH={"enable":true,"json":true}"# + "\n"
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
-        var backoff = self.backoff
-        var linked = false
-        var attempts = 0
+        var link = LinkKeeper(sensor: descriptor.id, backoff: backoff)
         while !stop.isSet {
             let reason: String
             do {
@@ -42,21 +40,13 @@ public struct GpsdSource: LiveSource {
                 try TCPConnection.sendAll(fd, Array(Self.watchCommand.utf8))
                 logger.info(
                     "Connected to gpsd", metadata: ["sensor.id": "\(descriptor.id)", "gpsd": "\(host):\(port)"])
-                emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: "gpsd \(host):\(port)")))
-                linked = true
-                attempts = 0
-                backoff.reset()
+                link.up(reason: "gpsd \(host):\(port)", emit: emit)
                 reason = readReports(fd, emit: emit, stop: stop, logger: logger)
             } catch {
                 reason = "\(error)"
             }
             if stop.isSet { break }
-            attempts += 1
-            if linked {
-                emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: reason)))
-                linked = false
-            }
-            if attempts == 1 || attempts % 30 == 0 {
+            link.down(reason: reason, emit: emit, stop: stop) { attempts in
                 logger.warning(
                     "gpsd is not reachable; retrying",
                     metadata: [
@@ -64,7 +54,6 @@ public struct GpsdSource: LiveSource {
                         "attempts": "\(attempts)",
                     ])
             }
-            _ = stop.sleep(seconds: backoff.delay())
         }
     }
 

@@ -76,6 +76,44 @@ public struct Backoff: Sendable {
     public mutating func reset() { next = initial }
 }
 
+/// The link bookkeeping every reconnecting source shares: one `connected` event when the device
+/// answers, one `disconnected` when it is lost, a warning on the first failed attempt and every
+/// 30th after (a pack waits for hardware for hours; its log must not fill), and the backoff
+/// between attempts.
+struct LinkKeeper {
+    let sensor: SensorID
+    var backoff: Backoff
+    private(set) var linked = false
+    private(set) var attempts = 0
+
+    init(sensor: SensorID, backoff: Backoff = Backoff()) {
+        self.sensor = sensor
+        self.backoff = backoff
+    }
+
+    /// The device answered.
+    mutating func up(reason: String, emit: (CaptureEvent) -> Void) {
+        if !linked { emit(LiveClock.stamp(.link(sensor: sensor, state: .connected, reason: reason))) }
+        linked = true
+        attempts = 0
+        backoff.reset()
+    }
+
+    /// The device is gone or did not answer: says so once, warns now and then (with the number
+    /// of attempts so far), and waits before the next attempt.
+    mutating func down(
+        reason: String, emit: (CaptureEvent) -> Void, stop: StopSignal, warn: (_ attempts: Int) -> Void
+    ) {
+        attempts += 1
+        if linked {
+            emit(LiveClock.stamp(.link(sensor: sensor, state: .disconnected, reason: reason)))
+            linked = false
+        }
+        if attempts == 1 || attempts % 30 == 0 { warn(attempts) }
+        _ = stop.sleep(seconds: backoff.delay())
+    }
+}
+
 /// Waits until `fd` is readable or `timeout` passes; `false` on timeout.
 func waitReadable(_ fd: Int32, timeout: Double) -> Bool {
     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -22,8 +22,7 @@ public struct IIOStepCounterSource: LiveSource {
     }
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
-        var linked = false
-        var backoff = Backoff()
+        var link = LinkKeeper(sensor: descriptor.id)
         while !stop.isSet {
             if device.read("in_steps_en") == "0", !device.write("in_steps_en", "1") {
                 logger.warning(
@@ -31,20 +30,17 @@ public struct IIOStepCounterSource: LiveSource {
                     metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device.directory)"])
             }
             guard let text = device.read("in_steps_input"), let count = Int(text), count >= 0 else {
-                if linked {
-                    emit(
-                        LiveClock.stamp(
-                            .link(sensor: descriptor.id, state: .disconnected, reason: "in_steps_input unreadable")))
-                    linked = false
+                link.down(reason: "in_steps_input unreadable", emit: emit, stop: stop) { attempts in
+                    logger.warning(
+                        "The step counter is not readable; retrying",
+                        metadata: [
+                            "sensor.id": "\(descriptor.id)", "device": "\(device.directory)",
+                            "attempts": "\(attempts)",
+                        ])
                 }
-                _ = stop.sleep(seconds: backoff.delay())
                 continue
             }
-            if !linked {
-                emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
-                linked = true
-                backoff.reset()
-            }
+            link.up(reason: device.directory, emit: emit)
             emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(count)))))
             _ = stop.sleep(seconds: period)
         }

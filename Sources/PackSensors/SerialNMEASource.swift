@@ -61,9 +61,7 @@ public struct SerialNMEASource: LiveSource {
     }
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
-        var backoff = Backoff()
-        var linked = false
-        var attempts = 0
+        var link = LinkKeeper(sensor: descriptor.id)
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !stop.isSet {
             var reason = "stopped"
@@ -73,10 +71,7 @@ public struct SerialNMEASource: LiveSource {
                 logger.info(
                     "Reading the GPS receiver",
                     metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device)", "baud": "\(baudRate)"])
-                emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device)))
-                linked = true
-                attempts = 0
-                backoff.reset()
+                link.up(reason: device, emit: emit)
                 var framer = NMEAFramer()
                 var lastData = LiveClock.monotonic()
                 while !stop.isSet {
@@ -108,17 +103,14 @@ public struct SerialNMEASource: LiveSource {
                 reason = "\(error)"
             }
             if stop.isSet { break }
-            attempts += 1
-            if linked {
-                emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: reason)))
-                linked = false
-            }
-            if attempts == 1 || attempts % 30 == 0 {
+            link.down(reason: reason, emit: emit, stop: stop) { attempts in
                 logger.warning(
                     "The GPS receiver is not readable; retrying",
-                    metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device)", "reason": "\(reason)"])
+                    metadata: [
+                        "sensor.id": "\(descriptor.id)", "device": "\(device)", "reason": "\(reason)",
+                        "attempts": "\(attempts)",
+                    ])
             }
-            _ = stop.sleep(seconds: backoff.delay())
         }
     }
 }

@@ -96,23 +96,6 @@ struct GPSEndToEndTests {
     }
 }
 
-/// A free UDP port on the loopback interface.
-func freeUDPPort() -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return UInt16(bigEndian: address.sin_port)
-}
-
 @Suite(
     "A real gpsd dies during a run",
     .enabled(if: SystemPrograms.runnable("gpsd"), "needs Debian's gpsd"))
@@ -148,7 +131,7 @@ struct GpsdOutageTests {
             if case .payload("gps0", .nmea, .text(let text)) = event.body { sentences.append((offset, text)) }
         }
         let port = freeLoopbackPort()
-        let udpPort = freeUDPPort()
+        let udpPort = freeLoopbackPort(udp: true)
         var gpsd = try Self.startGpsd(port: port, udpPort: udpPort, dir: dir)
         defer { killProcesses(commandLineContaining: ["-S", String(port)]) }
         try """

@@ -66,10 +66,10 @@ public func runProcess(
         stderr: String(decoding: errData, as: UTF8.self))
 }
 
-/// A free TCP port on the loopback interface (bound, read and released: good enough for tests
+/// A free TCP (or UDP) port on the loopback interface (bound, read and released: good enough for tests
 /// that start a server on it right away).
-public func freeLoopbackPort() -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+public func freeLoopbackPort(udp: Bool = false) -> UInt16 {
+    let fd = socket(AF_INET, Int32((udp ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
