@@ -68,6 +68,11 @@ public struct GPS: AsyncParsableCommand {
                 "\(g.satellites.map(String.init) ?? "?") used of \(g.satellitesSeen.map(String.init) ?? "?") seen",
             ])
         }
+        switch g.clock {
+        case "gps": rows.append(["clock", "not synchronised: run times come from GPS"])
+        case "unsynchronized": rows.append(["clock", "not synchronised, and no GPS time yet: run times may be wrong"])
+        default: break
+        }
         return Output.table(rows)
     }
 }
@@ -109,6 +114,22 @@ public struct Steps: AsyncParsableCommand {
         }
         guard let nativeRate = samples.sampleRate else {
             Output.error("\(file) has fewer than two samples with increasing times: nothing to count")
+            throw ExitCode(65)
+        }
+        guard nativeRate >= 5, nativeRate <= 10_000 else {
+            Output.error(
+                "\(file): the samples come at \(Format.fixed(nativeRate, 3)) Hz, and steps need 5 Hz or more. "
+                    + "Is t_s in seconds? (Android's timestamps are nanoseconds: divide them by 1e9.)")
+            throw ExitCode(65)
+        }
+        let magnitudes = zip(zip(samples.x, samples.y), samples.z).map {
+            ($0.0 * $0.0 + $0.1 * $0.1 + $1 * $1).squareRoot()
+        }
+        let typical = magnitudes.sorted()[magnitudes.count / 2]
+        guard typical > 3 else {
+            Output.error(
+                "\(file): the acceleration is typically \(Format.fixed(typical, 2)), not about 9.81: "
+                    + "x, y and z must be m/s² with gravity included (values in g: multiply by 9.81).")
             throw ExitCode(65)
         }
         if let rate {

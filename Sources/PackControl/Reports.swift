@@ -66,7 +66,8 @@ public struct GPSReport: Codable, Hashable, Sendable {
     public var sensor: String?
     public var source: String?
     public var lastFixS: Double?
-    /// Where the session's times come from: `system`, `gps`, or `unsynchronized`.
+    /// Where the run's times come from (between runs: would come from): `system`, `gps`, or
+    /// `unsynchronized`.
     public var clock: String?
 
     enum CodingKeys: String, CodingKey {

@@ -34,6 +34,11 @@ extension PackEngine {
             report.points = snapshot.pointCount
             report.steps = snapshot.steps
             report.gps.clock = session.clockSource.rawValue
+        } else {
+            // Between runs: where the next run's times would come from.
+            let recorder = pipeline.recorder
+            report.gps.clock =
+                recorder.wallClockSynchronized ? "system" : recorder.knowsGPSTime ? "gps" : "unsynchronized"
         }
         report.gps.time = fix.iso8601Time
         report.gps.speedMps = fix.speedMetersPerSecond.map { Format.rounded($0, 2) }

@@ -40,6 +40,9 @@ public struct Recorder: Sendable {
     /// Whether the system clock is synchronised. When it is not, the session's wall times come
     /// from GPS time: the owner sets this from the kernel's clock status (or a capture's).
     public var wallClockSynchronized = true
+    /// Whether a fix has told the recorder GPS time (a run started now would take its time from it
+    /// if the system clock is not synchronised).
+    public var knowsGPSTime: Bool { gpsTimeOffset != nil }
     /// GPS time minus the monotonic clock: the best estimate from the fixes with a date so far.
     var gpsTimeOffset: Int64?
 

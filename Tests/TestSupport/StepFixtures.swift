@@ -6,6 +6,12 @@ public enum StepDetectorFixture {
     /// The recording's samples (`t_ns, accuracy, x, y, z`, nanoseconds since boot) as seconds
     /// from the first, and its truth: 0→1 transitions of foot1 plus foot2.
     public static func load(_ name: String) throws -> (samples: AccelerometerCSV, truth: Int) {
+        let (csv, truth) = try csvText(name)
+        return (try AccelerometerCSV(text: csv), truth)
+    }
+
+    /// The recording as `handoff steps` reads it (`t_s,x,y,z`), and its truth.
+    public static func csvText(_ name: String) throws -> (csv: String, truth: Int) {
         var csv = "t_s,x,y,z\n"
         var t0: Int64?
         for line in try Fixtures.text("steps/optimisation/\(name)/accelerometer.csv").split(whereSeparator: \.isNewline)
@@ -27,7 +33,7 @@ public enum StepDetectorFixture {
             }
             previous = (a, b)
         }
-        return (try AccelerometerCSV(text: csv), truth)
+        return (csv, truth)
     }
 
 }
