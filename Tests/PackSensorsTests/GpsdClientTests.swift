@@ -18,13 +18,6 @@ struct GpsdClientTests {
         "sirfstarv-nmea", "ublox-neo-m9n-nmea",
     ]
 
-    final class Collector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var events: [CaptureEvent] = []
-        func add(_ e: CaptureEvent) { lock.withLock { events.append(e) } }
-        var all: [CaptureEvent] { lock.withLock { events } }
-    }
-
     /// Plays `log` once through gpsfake and returns every event our client passed on.
     static func playThroughGpsd(_ log: String) throws -> [CaptureEvent] {
         let port = freeLoopbackPort()
@@ -40,7 +33,7 @@ struct GpsdClientTests {
             killProcesses(commandLineContaining: ["-S", String(port)])
             gpsfake.kill9()
         }
-        let collector = Collector()
+        let collector = EventCollector()
         let stop = StopSignal()
         var source = GpsdSource(id: "gps0", host: "127.0.0.1", port: port)
         source.backoff = Backoff(initial: 0.05, maximum: 0.2)

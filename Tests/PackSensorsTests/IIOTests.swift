@@ -10,15 +10,6 @@ import Testing
 /// (this machine has no IMU), the files and their formats are the IIO ABI's.
 @Suite("IIO pedometer sources (simulated kernel: a sysfs tree in a temporary folder)", .serialized)
 struct IIOTests {
-    final class Collector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var events: [CaptureEvent] = []
-        func add(_ e: CaptureEvent) { lock.withLock { events.append(e) } }
-        var all: [CaptureEvent] { lock.withLock { events } }
-        var counts: [Int] {
-            all.compactMap { if case .payload(_, .steps, .text(let t)) = $0.body { Int(t) } else { nil } }
-        }
-    }
 
     static func write(_ path: String, _ text: String) throws {
         try FileManager.default.createDirectory(
@@ -26,8 +17,10 @@ struct IIOTests {
         try text.write(toFile: path, atomically: false, encoding: .utf8)
     }
 
-    static func run(_ source: any LiveSource, until done: (Collector) -> Bool, timeout: Double = 10) -> Collector {
-        let collector = Collector()
+    static func run(
+        _ source: any LiveSource, until done: (EventCollector) -> Bool, timeout: Double = 10
+    ) -> EventCollector {
+        let collector = EventCollector()
         let stop = StopSignal()
         let thread = Thread { source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }
         thread.start()
@@ -52,10 +45,10 @@ struct IIOTests {
         var source = IIOStepCounterSource(device: found[0])
         source.period = 0.05
         let collector = Self.run(source) { c in
-            if c.counts.count == 3 { try? Self.write(dev + "/in_steps_input", "131\n") }
-            return c.counts.last == 131
+            if c.stepCounts.count == 3 { try? Self.write(dev + "/in_steps_input", "131\n") }
+            return c.stepCounts.last == 131
         }
-        #expect(collector.counts.first == 120 && collector.counts.last == 131)
+        #expect(collector.stepCounts.first == 120 && collector.stepCounts.last == 131)
         #expect(try String(contentsOfFile: dev + "/in_steps_en", encoding: .utf8).hasPrefix("1"))
         if case .link(_, .connected, _)? = collector.all.first?.body {} else { Issue.record("no link event first") }
     }
@@ -149,9 +142,14 @@ struct IIOTests {
         let expected = quantised.countSteps()
         let device = try #require(IIODevice.find(sysfs: dir.path, having: "in_accel_x_raw").first)
         let source = IIOAccelerometerSource(device: device, deviceRoot: dir.path, rate: 50)
-        let collector = Self.run(source) { $0.counts.last == expected }
+        let collector = Self.run(source) { $0.stepCounts.last == expected }
         #expect(expected > 290)
-        #expect(collector.counts.last == expected)
+        #expect(collector.stepCounts.last == expected)
         #expect(try String(contentsOfFile: dev + "/scan_elements/in_accel_y_en", encoding: .utf8).hasPrefix("1"))
     }
+}
+
+extension EventCollector {
+    /// The step counts the source passed on.
+    var stepCounts: [Int] { texts(.steps).compactMap { Int($0) } }
 }

@@ -15,19 +15,6 @@ import Testing
 /// termios calls are the ones a UART or a USB receiver gets. The test writes as a receiver would.
 @Suite("Serial NMEA source on a kernel pseudo-terminal", .serialized)
 struct SerialNMESourceTests {
-    final class Collector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var events: [CaptureEvent] = []
-        func add(_ e: CaptureEvent) { lock.withLock { events.append(e) } }
-        var all: [CaptureEvent] { lock.withLock { events } }
-        var sentences: [String] {
-            all.compactMap { if case .payload(_, .nmea, .text(let t)) = $0.body { t } else { nil } }
-        }
-        var links: [LinkState] {
-            all.compactMap { if case .link(_, let state, _) = $0.body { state } else { nil } }
-        }
-    }
-
     /// Opens a pseudo-terminal: the controlling side's descriptor and the terminal's path.
     /// (Glibc's posix_openpt family is not visible to Swift; these are its two ioctls, whose
     /// numbers are the same on x86-64, arm64 and 32-bit ARM.)
@@ -65,7 +52,7 @@ struct SerialNMESourceTests {
         let (master, path) = try Self.openPTY()
         var masterOpen = true
         defer { if masterOpen { close(master) } }
-        let collector = Collector()
+        let collector = EventCollector()
         let stop = StopSignal()
         defer { stop.set() }
         let source = SerialNMEASource(id: "gps0", device: path, baudRate: 38400)
@@ -93,10 +80,10 @@ struct SerialNMESourceTests {
             Self.write(master, Array(stream[chunk..<min(chunk + 7, stream.count)]))
             usleep(2_000)
         }
-        try Self.wait("two sentences") { collector.sentences.count >= 2 }
-        #expect(collector.sentences == [rmc, gga])
+        try Self.wait("two sentences") { collector.texts(.nmea).count >= 2 }
+        #expect(collector.texts(.nmea) == [rmc, gga])
         // The sentences decode with the same codec as every other source.
-        guard case .gga(let gga) = try NMEAReport(line: collector.sentences[1]) else {
+        guard case .gga(let gga) = try NMEAReport(line: collector.texts(.nmea)[1]) else {
             Issue.record("not GGA")
             return
         }
@@ -111,7 +98,7 @@ struct SerialNMESourceTests {
 
     @Test("A port that does not exist is retried, with no link until it opens")
     func missingPort() throws {
-        let collector = Collector()
+        let collector = EventCollector()
         let stop = StopSignal()
         let source = SerialNMEASource(id: "gps0", device: "/dev/ttyHANDOFF-none", baudRate: 9600)
         let done = Atomic(false)
