@@ -23,14 +23,17 @@ let package = Package(
         // Pure modules: no I/O.
         .target(name: "HandoffModel"),
         .target(name: "SensorCodecs", dependencies: ["HandoffModel"]),
+        .target(name: "GATT", dependencies: ["SensorCodecs"]),
         .target(name: "Recorder", dependencies: ["HandoffModel", "SensorCodecs"]),
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
 
         // I/O adapters.
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .target(name: "BlueZ", dependencies: ["CBlueZ", "GATT", "SensorCodecs"]),
         .target(
             name: "PackSensors",
             dependencies: [
-                "HandoffModel", "SensorCodecs",
+                "HandoffModel", "SensorCodecs", "GATT", "BlueZ",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -74,6 +77,12 @@ let package = Package(
             name: "SensorCodecsTests",
             dependencies: [
                 "SensorCodecs", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "BluetoothTests",
+            dependencies: [
+                "BlueZ", "GATT", "SensorCodecs", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

@@ -4,6 +4,8 @@ public enum GATTValueError: Error, Hashable, Sendable, CustomStringConvertible {
     case truncated(field: String, needed: Int, have: Int)
     /// RR intervals are 16-bit: the bytes after the fixed fields must come in pairs.
     case oddRRIntervalBytes(count: Int)
+    /// A field holds a value its specification does not allow.
+    case outOfRange(field: String, value: Int)
 
     public var description: String {
         switch self {
@@ -11,6 +13,8 @@ public enum GATTValueError: Error, Hashable, Sendable, CustomStringConvertible {
             "value too short: \(field) needs \(needed) byte\(needed == 1 ? "" : "s"), \(have) left"
         case .oddRRIntervalBytes(let count):
             "RR intervals take 2 bytes each, but \(count) byte\(count == 1 ? " is" : "s are") left"
+        case .outOfRange(let field, let value):
+            "\(field) is \(value), outside what the specification allows"
         }
     }
 }
