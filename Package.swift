@@ -49,7 +49,8 @@ let package = Package(
         .target(
             name: "PackService",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "Recorder", "PackSensors", "PackStorage", "PackControl", "CPackSystem",
+                "HandoffModel", "SensorCodecs", "Recorder", "BlueZ", "PackSensors", "PackStorage", "PackControl",
+                "CPackSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -93,7 +94,7 @@ let package = Package(
             dependencies: ["RunSimulator", "SensorCodecs", "TestSupport"]),
         .testTarget(
             name: "PackSensorsTests",
-            dependencies: ["PackSensors", "SensorCodecs", "TestSupport"]),
+            dependencies: ["PackSensors", "BlueZ", "SensorCodecs", "TestSupport"]),
         .testTarget(
             name: "PackStorageTests",
             dependencies: [

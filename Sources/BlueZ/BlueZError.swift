@@ -63,9 +63,13 @@ public enum BlueZError: Error, Hashable, Sendable, CustomStringConvertible {
         switch code {
         case ETIMEDOUT, EHOSTDOWN, EHOSTUNREACH:
             "it is out of range or not advertising (\(String(cString: strerror(code))))"
-        case ECONNREFUSED: "it refused the connection"
+        case ECONNREFUSED:
+            "it did not advertise in time, or LE is off on the adapter (`sudo btmgmt le on`; handoffd turns it on when it may)"
+        case EBUSY:
+            "another program (bluetoothd?) already holds this sensor's GATT channel: disconnect it there (`bluetoothctl disconnect ADDRESS`)"
+        case ENOSYS: "the controller could not establish the link (HCI 0x3E)"
         case ECONNRESET: "it dropped the connection"
-        case EBUSY, EALREADY: "the adapter is busy with another connection attempt; try again"
+        case EALREADY: "the adapter is busy with another connection attempt; try again"
         case ENETDOWN, ENODEV: "the adapter went down"
         case EACCES, EPERM: "no permission (see hw/bluetooth.md)"
         default: String(cString: strerror(code))

@@ -21,6 +21,9 @@ public final class SocketATTBearer: ATTBearer {
     public let fd: Int32
     private var buffer = [UInt8](repeating: 0, count: 1024)
     private var closed = false
+    /// Polled while waiting: when it returns true, a wait ends with ECANCELED, so that a sensor's
+    /// thread stops promptly even inside a 30-second ATT transaction.
+    public var isCancelled: (@Sendable () -> Bool)?
 
     /// Adopts `fd`, which must be a SEQPACKET socket.
     public init(adopting fd: Int32) {
@@ -56,12 +59,19 @@ public final class SocketATTBearer: ATTBearer {
 
     public func receive(timeout: Double) throws(ATTBearerError) -> [UInt8]? {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pfd, 1, Int32(max(0, min(timeout, 3600)) * 1000))
-        if ready < 0 {
-            if errno == EINTR { return nil }
-            throw Self.error(errno, "poll")
+        var left = max(0, min(timeout, 3600))
+        while true {
+            if let isCancelled, isCancelled() { throw ATTBearerError(errno: ECANCELED, message: "stopped") }
+            let slice = isCancelled == nil ? left : min(left, 0.2)
+            let ready = poll(&pfd, 1, Int32(slice * 1000))
+            if ready < 0 {
+                if errno == EINTR { return nil }
+                throw Self.error(errno, "poll")
+            }
+            if ready > 0 { break }
+            left -= slice
+            if left <= 0 { return nil }
         }
-        if ready == 0 { return nil }
         let (count, code) = retryingEINTR { buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
         if count < 0 {
             if code == EAGAIN { return nil }
@@ -88,7 +98,9 @@ public final class SocketATTBearer: ATTBearer {
             switch code {
             case ETIMEDOUT: "the link timed out (supervision timeout: the sensor went out of range or off)"
             case ECONNRESET: "the sensor closed the connection"
-            case ECONNABORTED: "the connection was ended on the pack's side"
+            case ECONNABORTED: "the Bluetooth adapter went down or was reset"
+            case ENOSYS:
+                "the controller ended the link (HCI 0x3B unacceptable connection parameters, or 0x3E failed to be established)"
             case EHOSTDOWN, EHOSTUNREACH: "the sensor is unreachable"
             case ENETDOWN, ENODEV: "the Bluetooth adapter went down"
             case EACCES: "the link's security was refused (pairing failed)"
@@ -129,9 +141,11 @@ public enum L2CAPConnector {
         }
         guard bound == 0 else { throw .system(call: "bind(L2CAP ATT)", errno: errno) }
 
-        var level = bt_security(level: UInt8(security.rawValue), key_size: 0)
-        guard setsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &level, socklen_t(MemoryLayout<bt_security>.size)) == 0 else {
-            throw .system(call: "setsockopt(BT_SECURITY)", errno: errno)
+        // Low is the socket's default; setting a level that is already met can fail with EINVAL.
+        if security != .low {
+            var level = bt_security(level: UInt8(security.rawValue), key_size: 0)
+            guard setsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &level, socklen_t(MemoryLayout<bt_security>.size)) == 0
+            else { throw .system(call: "setsockopt(BT_SECURITY)", errno: errno) }
         }
 
         var remote = sockaddr_l2()

@@ -14,8 +14,10 @@ import SensorCodecs
 /// reports the kernel's own scan produces instead of failing, and leaves that scan alone.
 public struct LEScanner: Sendable {
     public var adapter: BluetoothAdapter
-    /// Active scanning asks for scan responses, where many sensors put their name.
-    public var active = true
+    /// Passive by default. An active scan would also get scan responses (where some sensors put
+    /// their name), but a raw active scan leaves the kernel believing a discovery is running, after
+    /// which it stops scanning for the devices it should connect to (hw/bluetooth.md).
+    public var active = false
     /// Scan interval and window in units of 0.625 ms (Core Vol 4 Part E §7.8.10).
     public var interval: UInt16 = 0x0060
     public var window: UInt16 = 0x0030

@@ -10,6 +10,10 @@ public struct PayloadKind: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let heartRateMeasurement = Self(rawValue: "hrm")
     /// A GATT RSC Measurement (0x2A53) notification, as bytes.
     public static let rscMeasurement = Self(rawValue: "rsc")
+    /// A GATT CSC Measurement (0x2A5B) notification, as bytes.
+    public static let cscMeasurement = Self(rawValue: "csc")
+    /// A GATT Battery Level (0x2A19) value, read or notified, as bytes.
+    public static let batteryLevel = Self(rawValue: "battery")
     /// One NMEA 0183 sentence, as text without its line ending.
     public static let nmea = Self(rawValue: "nmea")
     /// One line of gpsd's JSON (a TPV or SKY report), as text.

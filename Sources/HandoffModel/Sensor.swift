@@ -28,6 +28,8 @@ public struct SensorKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     public static let heartRate = Self(rawValue: "heart_rate")
     /// A running footpod (BLE Running Speed and Cadence service).
     public static let footpod = Self(rawValue: "footpod")
+    /// A bike's speed and cadence sensor (BLE Cycling Speed and Cadence service), for bike legs.
+    public static let bike = Self(rawValue: "bike")
     /// A GPS receiver (NMEA serial or gpsd).
     public static let gps = Self(rawValue: "gps")
     /// An accelerometer or hardware step counter.
@@ -65,5 +67,51 @@ public struct SensorDescriptor: Hashable, Sendable, Codable {
         self.name = name
         self.address = address
         self.transport = transport
+    }
+}
+
+/// A Bluetooth sensor the runner paired with `handoff pair`: `handoffd` connects to it at start
+/// and keeps it connected.
+public struct PairedSensor: Hashable, Sendable, Codable {
+    /// Its address, which is also its sensor id.
+    public var address: String
+    /// `public` or `random` (an LE address type), as it advertised.
+    public var addressType: String
+    public var kind: SensorKind
+    public var name: String?
+    public var manufacturer: String?
+    public var model: String?
+    public var firmware: String?
+    public var serialNumber: String?
+    /// Where it is worn, when it says (Body Sensor Location or Sensor Location).
+    public var location: String?
+    public var batteryPercent: Int?
+    public var pairedWallNanoseconds: Int64
+    /// When it last sent a value, nanoseconds since the Unix epoch.
+    public var lastSeenWallNanoseconds: Int64?
+
+    public init(
+        address: String, addressType: String, kind: SensorKind, name: String? = nil, manufacturer: String? = nil,
+        model: String? = nil, firmware: String? = nil, serialNumber: String? = nil, location: String? = nil,
+        batteryPercent: Int? = nil, pairedWallNanoseconds: Int64, lastSeenWallNanoseconds: Int64? = nil
+    ) {
+        self.address = address
+        self.addressType = addressType
+        self.kind = kind
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+        self.firmware = firmware
+        self.serialNumber = serialNumber
+        self.location = location
+        self.batteryPercent = batteryPercent
+        self.pairedWallNanoseconds = pairedWallNanoseconds
+        self.lastSeenWallNanoseconds = lastSeenWallNanoseconds
+    }
+
+    public var id: SensorID { SensorID(address) }
+
+    public var descriptor: SensorDescriptor {
+        SensorDescriptor(id: id, kind: kind, name: name, address: address, transport: "ble")
     }
 }

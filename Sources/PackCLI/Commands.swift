@@ -4,7 +4,8 @@ import ArgumentParser
 public enum HandoffCommands {
     public static let all: [any ParsableCommand.Type] = [
         Status.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Runs.self, Show.self, Decode.self,
-        GPS.self, Steps.self, Demo.self, Simulate.self,
+        GPS.self, Steps.self, Scan.self, Pair.self, Sensors.self, Forget.self, SensorCommand.self, Demo.self,
+        Simulate.self,
     ]
 
     public static let discussion = """

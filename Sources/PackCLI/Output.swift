@@ -14,6 +14,11 @@ public struct ConnectionOptions: ParsableArguments {
     public init() {}
 
     var client: ControlClient { ControlClient(socketPath: socket ?? ControlPaths.defaultSocket) }
+
+    /// A client that waits `seconds` for the reply (a scan or a pairing takes a while).
+    func client(timeout seconds: Int) -> ControlClient {
+        ControlClient(socketPath: socket ?? ControlPaths.defaultSocket, timeoutSeconds: seconds)
+    }
 }
 
 /// `--json`: one JSON object per line, snake_case keys with units in their names.

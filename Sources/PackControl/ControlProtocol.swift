@@ -8,11 +8,26 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var run: String?
     /// `runs`: how many, newest first.
     public var limit: Int?
+    /// `scan`: how long to listen, in seconds.
+    public var seconds: Double?
+    /// `pair`: an address or an advertised name.
+    public var target: String?
+    /// `pair`: `hr`, `footpod` or `bike` (what the sensor offers when absent).
+    public var kind: String?
+    /// `forget`, `sensor`: a paired sensor's address or name.
+    public var sensor: String?
 
-    public init(command: String, run: String? = nil, limit: Int? = nil) {
+    public init(
+        command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
+        kind: String? = nil, sensor: String? = nil
+    ) {
         self.command = command
         self.run = run
         self.limit = limit
+        self.seconds = seconds
+        self.target = target
+        self.kind = kind
+        self.sensor = sensor
     }
 }
 

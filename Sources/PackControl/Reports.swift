@@ -104,10 +104,13 @@ public struct SensorReport: Codable, Hashable, Sendable {
     public var skipped: Int
     public var rejected: Int
     public var lastError: String?
+    /// The latest values it sent (set by `sensor`, for `handoff sensor test`).
+    public var values: SensorValuesReport?
+    public var batteryPercent: Int?
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, name, link, fresh, decoded, skipped, rejected
-        case lastSeenS = "last_seen_s", inGap = "in_gap", lastError = "last_error"
+        case id, kind, name, link, fresh, decoded, skipped, rejected, values
+        case lastSeenS = "last_seen_s", inGap = "in_gap", lastError = "last_error", batteryPercent = "battery_percent"
     }
 
     public init(
@@ -303,5 +306,143 @@ public struct CommandReport: Codable, Hashable, Sendable {
         self.state = state
         self.runId = runId
         self.message = message
+    }
+}
+
+/// A sensor's latest values, in the model's units.
+public struct SensorValuesReport: Codable, Hashable, Sendable {
+    public var hrBpm: Int?
+    /// RR intervals of the latest measurement, in milliseconds.
+    public var rrMs: [Double]?
+    /// `detected`, `not_detected`, or absent when the strap cannot tell.
+    public var contact: String?
+    public var energyKj: Int?
+    public var speedMps: Double?
+    public var cadenceSpm: Int?
+    public var strideM: Double?
+    public var totalDistanceM: Double?
+    public var running: Bool?
+    public var wheelRps: Double?
+    public var crankRpm: Double?
+    public var steps: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case contact, running, steps
+        case hrBpm = "hr_bpm", rrMs = "rr_ms", energyKj = "energy_kj", speedMps = "speed_mps"
+        case cadenceSpm = "cadence_spm", strideM = "stride_m", totalDistanceM = "total_distance_m"
+        case wheelRps = "wheel_rps", crankRpm = "crank_rpm"
+    }
+
+    public init() {}
+}
+
+/// A device `scan` heard.
+public struct ScannedDeviceReport: Codable, Hashable, Sendable {
+    public var name: String?
+    public var address: String
+    /// `public` or `random`.
+    public var addressType: String
+    /// The sensor kind it looks like (`heart_rate`, `footpod`, `bike`), if any.
+    public var kind: String?
+    public var rssi: Int?
+    /// Advertised service UUIDs (`180D`, or 128-bit).
+    public var services: [String]
+    public var connectable: Bool
+    public var appearance: Int?
+    public var txPower: Int?
+    /// Already paired with this pack.
+    public var paired: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case name, address, kind, rssi, services, connectable, appearance, paired
+        case addressType = "address_type", txPower = "tx_power"
+    }
+
+    public init(
+        name: String?, address: String, addressType: String, kind: String?, rssi: Int?, services: [String],
+        connectable: Bool, appearance: Int?, txPower: Int?, paired: Bool
+    ) {
+        self.name = name
+        self.address = address
+        self.addressType = addressType
+        self.kind = kind
+        self.rssi = rssi
+        self.services = services
+        self.connectable = connectable
+        self.appearance = appearance
+        self.txPower = txPower
+        self.paired = paired
+    }
+}
+
+/// What `scan` returns.
+public struct ScanReport: Codable, Hashable, Sendable {
+    public var seconds: Double
+    public var adapter: String?
+    public var devices: [ScannedDeviceReport]
+    /// The kernel was already scanning (to reconnect paired sensors), so this scan only listened.
+    public var sharedKernelScan: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case seconds, adapter, devices
+        case sharedKernelScan = "shared_kernel_scan"
+    }
+
+    public init(seconds: Double, adapter: String?, devices: [ScannedDeviceReport], sharedKernelScan: Bool) {
+        self.seconds = seconds
+        self.adapter = adapter
+        self.devices = devices
+        self.sharedKernelScan = sharedKernelScan
+    }
+}
+
+/// A paired sensor, as `pair`, `sensors` and `forget` return it.
+public struct PairedSensorReport: Codable, Hashable, Sendable {
+    public var id: String
+    public var address: String
+    public var addressType: String
+    public var kind: String
+    public var name: String?
+    public var manufacturer: String?
+    public var model: String?
+    public var firmware: String?
+    public var serialNumber: String?
+    public var location: String?
+    public var batteryPercent: Int?
+    /// When it was paired (ISO 8601, UTC).
+    public var paired: String
+    /// When it last sent a value (ISO 8601, UTC), if ever.
+    public var lastSeen: String?
+    /// Seconds since it last sent a value, while `handoffd` runs.
+    public var lastSeenS: Double?
+    /// `connected`, `disconnected` or `connecting` (not heard from since `handoffd` started).
+    public var link: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, address, kind, name, manufacturer, model, firmware, location, paired, link
+        case addressType = "address_type", serialNumber = "serial_number", batteryPercent = "battery_percent"
+        case lastSeen = "last_seen", lastSeenS = "last_seen_s"
+    }
+
+    public init(
+        id: String, address: String, addressType: String, kind: String, name: String?, manufacturer: String?,
+        model: String?, firmware: String?, serialNumber: String?, location: String?, batteryPercent: Int?,
+        paired: String, lastSeen: String?, lastSeenS: Double?, link: String
+    ) {
+        self.id = id
+        self.address = address
+        self.addressType = addressType
+        self.kind = kind
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+        self.firmware = firmware
+        self.serialNumber = serialNumber
+        self.location = location
+        self.batteryPercent = batteryPercent
+        self.paired = paired
+        self.lastSeen = lastSeen
+        self.lastSeenS = lastSeenS
+        self.link = link
     }
 }

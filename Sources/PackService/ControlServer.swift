@@ -13,14 +13,16 @@ import Synchronization
 final class ControlServer: Service {
     let path: String
     let engine: PackEngine
+    let bluetooth: BluetoothControl?
     let logger: Logger
     /// At most this many requests are served at once; more wait in the listen backlog.
     let maximumConnections = 8
     private let active = Atomic<Int>(0)
 
-    init(path: String, engine: PackEngine, logger: Logger) {
+    init(path: String, engine: PackEngine, bluetooth: BluetoothControl?, logger: Logger) {
         self.path = path
         self.engine = engine
+        self.bluetooth = bluetooth
         self.logger = logger
     }
 
@@ -76,7 +78,8 @@ final class ControlServer: Service {
         try? connection.setTimeout(seconds: 5)
         guard let line = try? connection.readLine(), !line.isEmpty else { return }
         let engine = self.engine
-        let reply = waitFor { await ControlDispatcher.respond(to: line, engine: engine) }
+        let bluetooth = self.bluetooth
+        let reply = waitFor { await ControlDispatcher.respond(to: line, engine: engine, bluetooth: bluetooth) }
         try? connection.writeLine(reply)
     }
 }
@@ -96,7 +99,7 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 
 /// Maps requests to the engine and replies to JSON: errors in one place.
 enum ControlDispatcher {
-    static func respond(to line: String, engine: PackEngine) async -> String {
+    static func respond(to line: String, engine: PackEngine, bluetooth: BluetoothControl? = nil) async -> String {
         let request: ControlRequest
         do { request = try ControlJSON.decode(ControlRequest.self, from: line) } catch {
             return encode(
@@ -119,6 +122,15 @@ enum ControlDispatcher {
                         code: "bad_request", message: "show needs a run: its number, `last`, or a UUID prefix")
                 }
                 return encode(ControlResponse(result: try await engine.show(run)))
+            case "scan", "pair", "sensors", "forget", "sensor":
+                guard let bluetooth else {
+                    throw ControlError(
+                        code: "no_bluetooth",
+                        message:
+                            "this handoffd does not use Bluetooth (it replays a capture, or bluetooth.enabled is false in its configuration)"
+                    )
+                }
+                return try await respond(to: request, bluetooth: bluetooth)
             default:
                 throw ControlError(
                     code: "unknown_command",
@@ -129,6 +141,26 @@ enum ControlDispatcher {
             return encode(ControlResponse<String>(error: error))
         } catch {
             return encode(ControlResponse<String>(error: ControlError(code: "internal", message: "\(error)")))
+        }
+    }
+
+    static func respond(to request: ControlRequest, bluetooth: BluetoothControl) async throws -> String {
+        func need(_ value: String?, _ what: String) throws -> String {
+            guard let value, !value.isEmpty else {
+                throw ControlError(code: "bad_request", message: "\(request.command) needs \(what)")
+            }
+            return value
+        }
+        switch request.command {
+        case "scan": return encode(ControlResponse(result: try await bluetooth.scan(seconds: request.seconds ?? 10)))
+        case "pair":
+            let target = try need(request.target, "a sensor's address or name")
+            return encode(ControlResponse(result: try await bluetooth.pair(target: target, kind: request.kind)))
+        case "sensors": return encode(ControlResponse(result: try await bluetooth.sensors()))
+        case "forget":
+            return encode(ControlResponse(result: try await bluetooth.forget(try need(request.sensor, "a sensor"))))
+        default:
+            return encode(ControlResponse(result: try await bluetooth.sensor(try need(request.sensor, "a sensor"))))
         }
     }
 

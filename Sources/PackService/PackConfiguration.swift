@@ -81,6 +81,21 @@ public struct PackConfiguration: Sendable {
     /// The accelerometer's sampling rate, when the driver lets it be set.
     public var accelerometerRateHz = 50.0
 
+    /// Paired Bluetooth sensors are followed (live only).
+    public var bluetoothEnabled = true
+    /// The adapter (`hci0`); `nil` for the first one that is powered on.
+    public var bluetoothAdapter: String?
+    /// How long one connection attempt waits for a sensor to advertise, in seconds.
+    public var bluetoothConnectTimeout = 20.0
+    /// Power the adapter and LE on at start when nothing else has (no bluetoothd on the pack).
+    public var bluetoothPowerOn = true
+    /// The LE connection defaults handoffd sets at start (`nil`: leave the kernel's): the largest
+    /// connection interval a sensor may ask for, in ms (the kernel refuses requests above the
+    /// interval the link was created with, 50 ms by default, and straps then drop the link), and
+    /// the supervision timeout, in ms (the kernel's 420 ms is short for a Pi sharing its radio with Wi-Fi).
+    public var bluetoothMaxIntervalMs: Double? = 1000
+    public var bluetoothSupervisionTimeoutMs: Double? = 4000
+
     /// The defaults for this user (root: system paths; others: XDG paths).
     public init() {
         databasePath = ControlPaths.defaultStateDirectory + "/handoff.sqlite"
@@ -167,6 +182,36 @@ public struct PackConfiguration: Sendable {
             if let v = try s.number("accelerometer_rate_hz", in: 10...400) { accelerometerRateHz = v }
         }
         recorder.stepsFromFootpodCadence = stepSources.contains(.footpod)
+        try reader.section("bluetooth") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
+            if let v = try s.bool("enabled") { bluetoothEnabled = v }
+            if let v = try s.string("adapter") {
+                guard v.hasPrefix("hci"), Int(v.dropFirst(3)) != nil else {
+                    throw s.error("bluetooth.adapter", "must name an adapter such as hci0")
+                }
+                bluetoothAdapter = v
+            }
+            if let v = try s.number("connect_timeout_s", in: 2...60) { bluetoothConnectTimeout = v }
+            if let v = try s.bool("power_on") { bluetoothPowerOn = v }
+            if let v = try s.number("max_connection_interval_ms", in: 0...4000) {
+                bluetoothMaxIntervalMs = v == 0 ? nil : v
+            }
+            if let v = try s.number("supervision_timeout_ms", in: 0...32_000) {
+                bluetoothSupervisionTimeoutMs = v == 0 ? nil : v
+            }
+            if let interval = bluetoothMaxIntervalMs, interval < 30 {
+                throw s.error("bluetooth.max_connection_interval_ms", "must be 0 (the kernel's) or at least 30")
+            }
+            if let timeout = bluetoothSupervisionTimeoutMs {
+                guard timeout >= 100 else {
+                    throw s.error("bluetooth.supervision_timeout_ms", "must be 0 (the kernel's) or at least 100")
+                }
+                // Core Vol 6 Part B §4.5.2: the timeout must exceed twice the longest interval.
+                if let interval = bluetoothMaxIntervalMs, timeout <= 2 * interval {
+                    throw s.error(
+                        "bluetooth.supervision_timeout_ms", "must be more than twice max_connection_interval_ms")
+                }
+            }
+        }
         try reader.section("replay") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.string("file"), !v.isEmpty { replayFile = v }
             if let v = try s.speed("speed") { replaySpeed = v }

@@ -47,7 +47,10 @@ public enum PackDaemon {
 
         let live = configuration.replayFile == nil || configuration.replayLive
         let mode: PackEngine.Mode = live ? .live : .replay
-        let sources = live ? liveSources(configuration) : []
+        let bluetooth = live && configuration.bluetoothEnabled
+        if bluetooth { BluetoothSetup.prepare(configuration, logger: logger) }
+        var sources = live ? liveSources(configuration) : []
+        if bluetooth { sources += try BluetoothControl.pairedSources(database, configuration) }
         let engine = PackEngine(
             database: database, configuration: configuration, mode: mode, sensors: sources.map(\.descriptor),
             recoveredRuns: recovered.map(\.id.rawValue), logger: logger)
@@ -76,13 +79,19 @@ public enum PackDaemon {
                     successTerminationBehavior: configuration.exitAfterReplay ? .gracefullyShutdownGroup : .ignore,
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
+        let runner = SourceRunner(logger: logger)
         if live {
             services.append(.init(service: TickService(engine: engine)))
-            services.append(.init(service: SensorService(engine: engine, sources: sources, logger: logger)))
+            services.append(.init(service: SensorService(engine: engine, runner: runner, initial: sources)))
         }
+        let control =
+            bluetooth
+            ? BluetoothControl(
+                engine: engine, database: database, runner: runner, configuration: configuration, logger: logger) : nil
         services.append(
             .init(
-                service: ControlServer(path: configuration.socketPath, engine: engine, logger: logger),
+                service: ControlServer(
+                    path: configuration.socketPath, engine: engine, bluetooth: control, logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -4,6 +4,49 @@ import PackStorage
 import Recorder
 
 extension PackEngine {
+    /// One sensor with its latest values (`handoff sensor test`); `nil` when the pack does not know it.
+    func sensorReport(_ id: SensorID) -> SensorReport? {
+        let (monotonic, _) = now()
+        guard let s = pipeline.recorder.snapshot(at: monotonic).sensors.first(where: { $0.id == id }) else {
+            return nil
+        }
+        return sensorReport(s, values: true)
+    }
+
+    func sensorReport(_ s: SensorSnapshot, values: Bool) -> SensorReport {
+        let counts = pipeline.decoding[s.id] ?? RunPipeline.DecodeCounts()
+        var report = SensorReport(
+            id: s.id.rawValue, kind: s.kind.rawValue, name: sensors[s.id]?.name, link: s.link?.rawValue,
+            lastSeenS: s.secondsSinceData.map { Format.rounded($0, 1) }, fresh: s.isFresh, inGap: s.inGap,
+            decoded: counts.decoded, skipped: counts.skipped, rejected: counts.rejected, lastError: counts.lastError)
+        report.batteryPercent = s.batteryPercent.map(Int.init)
+        guard values else { return report }
+        var v = SensorValuesReport()
+        if let hrm = s.heartRate {
+            v.hrBpm = Int(hrm.heartRate)
+            v.rrMs = hrm.rrIntervals1024ths.map { Format.rounded(Double($0) * 1000 / 1024, 1) }
+            v.contact =
+                switch hrm.sensorContact {
+                case .notSupported: nil
+                case .detected: "detected"
+                case .notDetected: "not_detected"
+                }
+            v.energyKj = hrm.energyExpendedKilojoules.map(Int.init)
+        }
+        if let rsc = s.rsc {
+            v.speedMps = Format.rounded(rsc.speedMetersPerSecond, 2)
+            v.cadenceSpm = Int(rsc.cadence)
+            v.strideM = rsc.strideLengthMeters
+            v.totalDistanceM = rsc.totalDistanceMeters
+            v.running = rsc.isRunning
+        }
+        v.wheelRps = s.wheelPerSecond.map { Format.rounded($0, 2) }
+        v.crankRpm = s.crankPerMinute.map { Format.rounded($0, 1) }
+        v.steps = s.steps
+        report.values = v
+        return report
+    }
+
     func status() -> StatusReport {
         let (monotonic, _) = now()
         let snapshot = pipeline.recorder.snapshot(at: monotonic)
@@ -14,14 +57,8 @@ extension PackEngine {
                 fix: fix.mode == .none ? "none" : fix.mode == .twoD ? "2d" : "3d", lat: fix.latitude,
                 lon: fix.longitude,
                 altM: fix.altitudeMeters, hdop: fix.hdop, satellites: fix.satellitesUsed),
-            sensors: snapshot.sensors.map { s in
-                let counts = pipeline.decoding[s.id] ?? RunPipeline.DecodeCounts()
-                return SensorReport(
-                    id: s.id.rawValue, kind: s.kind.rawValue, name: sensors[s.id]?.name, link: s.link?.rawValue,
-                    lastSeenS: s.secondsSinceData.map { Format.rounded($0, 1) }, fresh: s.isFresh, inGap: s.inGap,
-                    decoded: counts.decoded, skipped: counts.skipped, rejected: counts.rejected,
-                    lastError: counts.lastError)
-            }, recoveredRuns: recoveredRuns, version: HandoffVersion.current)
+            sensors: snapshot.sensors.map { sensorReport($0, values: false) }, recoveredRuns: recoveredRuns,
+            version: HandoffVersion.current)
         if let session, snapshot.state == .recording || snapshot.state == .paused {
             report.runId = session.id?.rawValue
             report.runUuid = session.uuid

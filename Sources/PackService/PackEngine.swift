@@ -38,6 +38,8 @@ public actor PackEngine {
     var clockSynchronized: Bool?
     /// Consecutive failed commits (the journal refusing writes: a full or failing card).
     var failedCommits = 0
+    /// The paired Bluetooth sensors' ids.
+    var pairedSensors: Set<SensorID> = []
 
     struct ActiveSession: CustomStringConvertible {
         /// The run's row, once the journal has it.
@@ -62,18 +64,59 @@ public actor PackEngine {
         self.mode = mode
         self.recoveredRuns = recoveredRuns
         pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
-        for sensor in sensors { self.sensors[sensor.id] = sensor }
+        for sensor in sensors {
+            self.sensors[sensor.id] = sensor
+            if sensor.transport == "ble" { pairedSensors.insert(sensor.id) }
+        }
     }
 
     // MARK: Inputs
 
+    /// Makes a newly paired sensor known (status lists it; the journal names it in points).
+    func registerPaired(_ sensor: PairedSensor) {
+        pairedSensors.insert(sensor.id)
+        let descriptor = sensor.descriptor
+        sensors[descriptor.id] = descriptor
+        pipeline.register(descriptor)
+    }
+
+    /// Notes, for `handoff sensors`, when a paired sensor was last heard and its battery: written
+    /// when its link changes and when its battery reports, not for every reading.
+    private func notePaired(_ event: CaptureEvent) {
+        let sensor: SensorID
+        var battery: Int?
+        switch event.body {
+        case .link(let id, _, _): sensor = id
+        case .payload(let id, .batteryLevel, .bytes(let bytes)):
+            sensor = id
+            battery = (try? BatteryLevel(decoding: bytes)).map { Int($0.percent) }
+        default: return
+        }
+        guard pairedSensors.contains(sensor) else { return }
+        do {
+            try database.updatePairedSensor(
+                address: sensor.rawValue, lastSeenWall: (event.wall ?? PackClock.wall()).nanosecondsSinceEpoch,
+                batteryPercent: battery)
+        } catch {
+            logger.warning(
+                "Could not note the sensor's state in the journal: \(error)", metadata: ["sensor.id": "\(sensor)"])
+        }
+    }
+
     /// Takes an event from a replay (with its own times) or a live source (already stamped).
     public func ingest(_ event: CaptureEvent) async {
+        if mode == .live { notePaired(event) }
         let step = take(event)
-        if let reason = step.decodeError, case .payload(let sensor, _, _) = event.body {
+        if let reason = step.decodeError, case .payload(let sensor, let kind, let payload) = event.body {
+            // Counted per sensor (status shows them); the bytes go to the debug log, never into a run.
             decodeErrorsLogged += 1
-            if decodeErrorsLogged <= 20 || decodeErrorsLogged % 1000 == 0 {
-                logger.notice("Rejected a reading", metadata: ["sensor.id": "\(sensor)", "reason": "\(reason)"])
+            if decodeErrorsLogged <= 200 || decodeErrorsLogged % 1000 == 0 {
+                logger.debug(
+                    "Rejected a reading",
+                    metadata: [
+                        "sensor.id": "\(sensor)", "kind": "\(kind)", "reason": "\(reason)",
+                        "payload": "\(payload.loggable)",
+                    ])
             }
         }
         if let error = step.commandError, case .command(let command) = event.body {

@@ -103,31 +103,3 @@ final class StopFlag: Sendable {
     var isSet: Bool { flag.load(ordering: .acquiring) }
     func set() { flag.store(true, ordering: .releasing) }
 }
-
-/// Runs the live sensor sources, each on a thread of its own with blocking reads, and feeds what
-/// they read into the engine in the order it arrived.
-struct SensorService: Service {
-    let engine: PackEngine
-    let sources: [any LiveSource]
-    let logger: Logger
-
-    func run() async throws {
-        guard !sources.isEmpty else { return }
-        let (stream, continuation) = AsyncStream.makeStream(of: CaptureEvent.self, bufferingPolicy: .unbounded)
-        let stop = StopSignal()
-        let running = Atomic<Int>(sources.count)
-        for source in sources {
-            let thread = Thread {
-                source.run(emit: { continuation.yield($0) }, stop: stop, logger: logger)
-                if running.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.finish() }
-            }
-            thread.name = "source \(source.descriptor.id)"
-            thread.start()
-        }
-        await withGracefulShutdownHandler {
-            for await event in stream { await engine.ingest(event) }
-        } onGracefulShutdown: {
-            stop.set()
-        }
-    }
-}

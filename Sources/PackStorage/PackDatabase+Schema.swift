@@ -114,6 +114,25 @@ extension PackDatabase {
                         CHECK (clock_source IN ('system', 'gps', 'unsynchronized'));
                     """)
         }
+        migrator.registerMigration("v3: paired Bluetooth sensors") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE paired_sensor (
+                        address TEXT PRIMARY KEY,
+                        address_type TEXT NOT NULL CHECK (address_type IN ('public', 'random')),
+                        kind TEXT NOT NULL,
+                        name TEXT,
+                        manufacturer TEXT,
+                        model TEXT,
+                        firmware TEXT,
+                        serial_number TEXT,
+                        location TEXT,
+                        battery_percent INTEGER CHECK (battery_percent BETWEEN 0 AND 100),
+                        paired_wall_ns INTEGER NOT NULL,
+                        last_seen_wall_ns INTEGER
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -115,6 +115,11 @@ public struct Recorder: Sendable {
             }
             return out
         }
+        if case .battery(let percent) = reading.value {
+            // A battery level says the sensor is there, not that it measures: no freshness, no gap end.
+            tracks[index].batteryPercent = percent
+            return out
+        }
         if tracks[index].link == .disconnected { tracks[index].link = .connected }
         tracks[index].lastDataTime = time
         if tracks[index].inGap {
@@ -145,7 +150,10 @@ public struct Recorder: Sendable {
                     speed: fix.speedMetersPerSecond, hdop: fix.hdop), track: index)
         case .steps(let count):
             receiveSteps(count, track: index)
-        case .link:
+        case .cyclingSpeedCadence(let csc):
+            tracks[index].cscPrevious = tracks[index].csc
+            tracks[index].csc = csc
+        case .battery, .link:
             break
         }
         return out
@@ -217,7 +225,8 @@ public struct Recorder: Sendable {
         case .runningSpeedCadence: .footpod
         case .gnss: .gps
         case .steps: .pedometer
-        case .link: .unknown
+        case .cyclingSpeedCadence: .bike
+        case .link, .battery: .unknown
         }
     }
 

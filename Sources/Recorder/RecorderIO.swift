@@ -10,6 +10,10 @@ public struct SensorReading: Hashable, Sendable {
     public enum Value: Hashable, Sendable {
         case heartRate(HeartRateMeasurement)
         case runningSpeedCadence(RSCMeasurement)
+        /// A bike sensor's counts: kept for status, not (yet) part of a run's points.
+        case cyclingSpeedCadence(CSCMeasurement)
+        /// A sensor's battery, in percent.
+        case battery(UInt8)
         /// One receiver epoch's fix (assembled from NMEA sentences, or a gpsd TPV report).
         case gnss(GNSSFix)
         /// A pedometer's running step count (it may restart from zero when the device resets).

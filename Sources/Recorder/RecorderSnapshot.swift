@@ -29,6 +29,14 @@ public struct SensorSnapshot: Hashable, Sendable {
     public var secondsSinceData: Double?
     public var isFresh: Bool
     public var inGap: Bool
+    /// The latest values it sent (fresh or not), for `handoff sensor test`.
+    public var heartRate: HeartRateMeasurement?
+    public var rsc: RSCMeasurement?
+    /// Wheel revolutions per second and crank revolutions per minute from its last two values.
+    public var wheelPerSecond: Double?
+    public var crankPerMinute: Double?
+    public var steps: Int?
+    public var batteryPercent: UInt8?
 }
 
 extension Recorder {
@@ -53,10 +61,13 @@ extension Recorder {
             heartRateBPM: hr, cadenceSPM: rsc.map { Int($0.cadence) },
             speedMetersPerSecond: fix.speedMetersPerSecond ?? rsc?.speedMetersPerSecond, gps: fix,
             sensors: tracks.map { t in
-                SensorSnapshot(
+                let rates = t.csc.flatMap { c in t.cscPrevious.map { c.rates(since: $0) } }
+                return SensorSnapshot(
                     id: t.id, kind: t.kind, link: t.link,
                     secondsSinceData: t.lastDataTime.map { now.seconds(since: $0) },
-                    isFresh: t.isFresh(at: now, staleAfter: stale), inGap: t.inGap)
+                    isFresh: t.isFresh(at: now, staleAfter: stale), inGap: t.inGap, heartRate: t.heartRate,
+                    rsc: t.rsc, wheelPerSecond: rates?.wheelPerSecond, crankPerMinute: rates?.crankPerMinute,
+                    steps: t.stepCount, batteryPercent: t.batteryPercent)
             })
         if let start, state != .idle {
             let offset = now.nanoseconds - start.monotonic.nanoseconds

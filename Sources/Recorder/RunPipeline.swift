@@ -94,6 +94,14 @@ public struct RunPipeline: Sendable {
             do { return .value(.runningSpeedCadence(try RSCMeasurement(decoding: bytes))) } catch {
                 return .rejected("RSC measurement: \(error)")
             }
+        case (.cscMeasurement, .bytes(let bytes)):
+            do { return .value(.cyclingSpeedCadence(try CSCMeasurement(decoding: bytes))) } catch {
+                return .rejected("CSC measurement: \(error)")
+            }
+        case (.batteryLevel, .bytes(let bytes)):
+            do { return .value(.battery(try BatteryLevel(decoding: bytes).percent)) } catch {
+                return .rejected("battery level: \(error)")
+            }
         case (.nmea, .text(let line)):
             let report: NMEAReport
             let address: String
@@ -123,7 +131,7 @@ public struct RunPipeline: Sendable {
         case (.steps, .text(let text)):
             guard let count = Int(text), count >= 0 else { return .rejected("steps: '\(text)' is not a count") }
             return .value(.steps(count))
-        case (.heartRateMeasurement, .text), (.rscMeasurement, .text):
+        case (.heartRateMeasurement, .text), (.rscMeasurement, .text), (.cscMeasurement, .text), (.batteryLevel, .text):
             return .rejected("\(kind) payload must be bytes (\"hex\"), not text")
         case (.nmea, .bytes), (.gpsd, .bytes), (.steps, .bytes):
             return .rejected("\(kind) payload must be text, not bytes")

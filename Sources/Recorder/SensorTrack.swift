@@ -27,6 +27,12 @@ struct SensorTrack: Hashable, Sendable {
     /// Set once two consecutive fixes joined up: from then on GPS measures the distance.
     var gpsLocked = false
 
+    /// A bike sensor's latest two measurements (speed and cadence come from their difference).
+    var csc: CSCMeasurement?
+    var cscPrevious: CSCMeasurement?
+    /// The latest battery level, in percent.
+    var batteryPercent: UInt8?
+
     /// A pedometer's last count, to turn counts into increments.
     var stepCount: Int?
 

@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// Hexadecimal text for raw payloads, as captures and `handoff decode` use it.
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
@@ -70,6 +72,16 @@ public enum HexError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .invalidCharacter(let position): "not a hex digit at character \(position)"
         case .oddDigitCount: "a byte needs two hex digits; one is missing"
+        }
+    }
+}
+
+extension Payload {
+    /// The payload for a log line: hex for bytes, the text itself (at most 200 characters).
+    public var loggable: String {
+        switch self {
+        case .bytes(let bytes): bytes.isEmpty ? "(empty)" : Hex.encode(Array(bytes.prefix(100)))
+        case .text(let text): String(text.prefix(200))
         }
     }
 }

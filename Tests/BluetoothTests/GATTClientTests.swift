@@ -1,6 +1,7 @@
 import BlueZ
 import GATT
 import SensorCodecs
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

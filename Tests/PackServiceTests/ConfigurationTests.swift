@@ -134,3 +134,47 @@ struct ConfigurationTests {
 enum TestSupportPaths {
     static var repositoryRoot: String { Fixtures.repositoryRoot.path }
 }
+
+@Suite("handoff.toml: [bluetooth]")
+struct BluetoothConfigurationTests {
+    @Test("The bluetooth keys are read; 0 leaves the kernel's connection defaults")
+    func readsKeys() throws {
+        var c = PackConfiguration()
+        #expect(c.bluetoothEnabled && c.bluetoothAdapter == nil && c.bluetoothMaxIntervalMs == 1000)
+        try c.apply(
+            toml: """
+                [bluetooth]
+                enabled = false
+                adapter = "hci1"
+                connect_timeout_s = 30
+                power_on = false
+                max_connection_interval_ms = 0
+                supervision_timeout_ms = 6000
+                """, path: "t.toml")
+        #expect(!c.bluetoothEnabled)
+        #expect(c.bluetoothAdapter == "hci1")
+        #expect(c.bluetoothConnectTimeout == 30)
+        #expect(!c.bluetoothPowerOn)
+        #expect(c.bluetoothMaxIntervalMs == nil)
+        #expect(c.bluetoothSupervisionTimeoutMs == 6000)
+    }
+
+    @Test(
+        "Bad bluetooth values are refused with the key named",
+        arguments: [
+            ("adapter = \"usb0\"", "bluetooth.adapter"),
+            ("connect_timeout_s = 1", "bluetooth.connect_timeout_s"),
+            ("max_connection_interval_ms = 20", "bluetooth.max_connection_interval_ms"),
+            ("max_connection_interval_ms = 1000\nsupervision_timeout_ms = 1500", "bluetooth.supervision_timeout_ms"),
+            ("pairing = true", "bluetooth.pairing"),
+        ])
+    func refusesBadValues(line: String, key: String) {
+        var c = PackConfiguration()
+        do {
+            try c.apply(toml: "[bluetooth]\n" + line, path: "t.toml")
+            Issue.record("\(line) was accepted")
+        } catch {
+            #expect(error.description.contains(key), "\(error.description)")
+        }
+    }
+}

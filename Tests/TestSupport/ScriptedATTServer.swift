@@ -1,6 +1,4 @@
-import BlueZ
 import Foundation
-import GATT
 import SensorCodecs
 import Synchronization
 
@@ -12,8 +10,8 @@ import Synchronization
 /// of PDUs, in the manner of BlueZ's `unit/test-gatt.c`: each step either expects the exact PDU
 /// the client must send next, or sends one. Runs on a thread of its own; `finish()` reports
 /// every step that did not go as scripted.
-final class ScriptedATTServer: Sendable {
-    enum Step: Sendable {
+public final class ScriptedATTServer: Sendable {
+    public enum Step: Sendable {
         /// The client must send exactly these bytes next (hex).
         case expect(String)
         /// Send these bytes (hex).
@@ -22,12 +20,13 @@ final class ScriptedATTServer: Sendable {
         case pause(Double)
     }
 
-    let clientFD: Int32
+    /// The client's end: hand it to the bearer under test, which then owns it.
+    public let clientFD: Int32
     private let serverFD: Int32
     private let failures = Mutex<[String]>([])
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ steps: [Step]) {
+    public init(_ steps: [Step]) {
         var fds: [Int32] = [0, 0]
         let result = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds)
         precondition(result == 0, "socketpair: \(String(cString: strerror(errno)))")
@@ -67,7 +66,7 @@ final class ScriptedATTServer: Sendable {
     }
 
     /// Waits for the script to end, closes the server's end, and returns what went wrong.
-    func finish() -> [String] {
+    public func finish() -> [String] {
         if done.wait(timeout: .now() + 10) == .timedOut {
             failures.withLock { $0.append("the script did not finish within 10 s") }
         }
@@ -76,18 +75,5 @@ final class ScriptedATTServer: Sendable {
     }
 
     /// Closes the server's end early (the link dropping).
-    func hangUp() { shutdown(serverFD, Int32(SHUT_RDWR)) }
-}
-
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// A client on the scripted server's other end.
-func makeClient(_ server: ScriptedATTServer, timeout: Double = 30, mtu: UInt16 = 247) -> GATTClient {
-    GATTClient(
-        bearer: SocketATTBearer(adopting: server.clientFD), transactionTimeout: timeout, preferredMTU: mtu,
-        now: monotonicSeconds)
+    public func hangUp() { shutdown(serverFD, Int32(SHUT_RDWR)) }
 }

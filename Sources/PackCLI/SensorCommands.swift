@@ -1,0 +1,254 @@
+import ArgumentParser
+import Foundation
+import PackControl
+
+public struct Scan: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "List the Bluetooth LE devices advertising nearby, sensors first.",
+        discussion: "Wake a strap by wearing it (or wetting its contacts) and a footpod by walking a few steps first.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Option(help: "How long to listen, 1 to 60 seconds.")
+    var seconds = 10
+
+    public init() {}
+
+    public func validate() throws {
+        guard (1...60).contains(seconds) else { throw ValidationError("--seconds must be between 1 and 60") }
+    }
+
+    public func run() throws {
+        if !output.json { Output.error("scanning for \(seconds) s…") }
+        let report: ScanReport
+        do {
+            report = try connection.client(timeout: seconds + 15).send(
+                ControlRequest(command: "scan", seconds: Double(seconds)), expecting: ScanReport.self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json {
+            try Output.printJSON(report.devices)
+            return
+        }
+        guard !report.devices.isEmpty else {
+            Output.print(
+                "Nothing advertised within \(seconds) s. Is the sensor awake and not connected to a phone or watch?")
+            return
+        }
+        var rows = [["NAME", "ADDRESS", "TYPE", "KIND", "RSSI", "SERVICES"]]
+        for d in report.devices {
+            rows.append([
+                (d.name ?? "(no name)") + (d.paired ? " *" : ""), d.address, d.addressType, Self.kindName(d.kind),
+                d.rssi.map { "\($0) dBm" } ?? "", d.services.joined(separator: " "),
+            ])
+        }
+        Output.print(Output.table(rows))
+        if report.devices.contains(where: \.paired) { Output.print("* paired") }
+        if let sensor = report.devices.first(where: { $0.kind != nil && !$0.paired }) {
+            Output.print("Pair one with `handoff pair \"\(sensor.name ?? sensor.address)\"`.")
+        }
+    }
+
+    static func kindName(_ kind: String?) -> String {
+        switch kind {
+        case "heart_rate": "hr"
+        case "footpod": "footpod"
+        case "bike": "bike"
+        case let other?: other
+        case nil: "-"
+        }
+    }
+}
+
+public struct Pair: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Pair a Bluetooth sensor: handoffd connects, reads what it is, and keeps it connected from now on.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The sensor's address (F0:12:34:56:78:9A) or advertised name (`handoff scan` lists them).")
+    var sensor: String
+
+    @Option(name: .customLong("as"), help: "What to use it as: hr, footpod or bike (default: what it offers).")
+    var kind: String?
+
+    public init() {}
+
+    public func validate() throws {
+        if let kind, !["hr", "footpod", "bike"].contains(kind) {
+            throw ValidationError("--as takes hr, footpod or bike")
+        }
+    }
+
+    public func run() throws {
+        if !output.json { Output.error("looking for \(sensor) and connecting (up to 40 s)…") }
+        let report: PairedSensorReport
+        do {
+            report = try connection.client(timeout: 75).send(
+                ControlRequest(command: "pair", target: sensor, kind: kind), expecting: PairedSensorReport.self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json {
+            try Output.printJSON(report)
+        } else {
+            Output.print(
+                "Paired \(report.name ?? report.address) (\(report.address)) as \(Scan.kindName(report.kind)).")
+            Output.print(Sensors.details(report))
+        }
+    }
+}
+
+public struct Sensors: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "List the paired sensors: connection, battery, when last heard.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    public init() {}
+
+    public func run() throws {
+        let reports: [PairedSensorReport]
+        do {
+            reports = try connection.client.send(
+                ControlRequest(command: "sensors"), expecting: [PairedSensorReport].self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json {
+            try Output.printJSON(reports)
+            return
+        }
+        guard !reports.isEmpty else {
+            Output.print("No sensors are paired. `handoff scan` finds them; `handoff pair NAME` pairs one.")
+            return
+        }
+        var rows = [["NAME", "ADDRESS", "KIND", "LINK", "BATTERY", "LAST SEEN"]]
+        for r in reports {
+            rows.append([
+                r.name ?? "(no name)", r.address, Scan.kindName(r.kind), r.link,
+                r.batteryPercent.map { "\($0) %" } ?? "", lastSeen(r),
+            ])
+        }
+        Output.print(Output.table(rows))
+    }
+
+    func lastSeen(_ r: PairedSensorReport) -> String {
+        if let s = r.lastSeenS { return s < 2 ? "now" : "\(Format.duration(s)) ago" }
+        return r.lastSeen.map { Output.localTime($0) } ?? "never"
+    }
+
+    static func details(_ r: PairedSensorReport) -> String {
+        var rows: [[String]] = []
+        let device = [r.manufacturer, r.model].compactMap { $0 }.joined(separator: " ")
+        if !device.isEmpty { rows.append(["device", device + (r.firmware.map { ", firmware \($0)" } ?? "")]) }
+        if let location = r.location { rows.append(["worn on", location]) }
+        if let battery = r.batteryPercent { rows.append(["battery", "\(battery) %"]) }
+        rows.append(["link", r.link])
+        return Output.table(rows.map { ["  " + $0[0], $0[1]] })
+    }
+}
+
+public struct Forget: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Forget a paired sensor: handoffd disconnects it and stops looking for it.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The sensor's address or name.")
+    var sensor: String
+
+    public init() {}
+
+    public func run() throws {
+        let report: PairedSensorReport
+        do {
+            report = try connection.client.send(
+                ControlRequest(command: "forget", sensor: sensor), expecting: PairedSensorReport.self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json {
+            try Output.printJSON(report)
+        } else {
+            Output.print("Forgot \(report.name ?? report.address).")
+        }
+    }
+}
+
+public struct SensorCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sensor", abstract: "Work with one paired sensor.", subcommands: [SensorTest.self])
+
+    public init() {}
+}
+
+public struct SensorTest: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "test", abstract: "Show a paired sensor's live values for a few seconds.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The sensor's address or name.")
+    var sensor: String
+
+    @Option(help: "How long to show values, in seconds.")
+    var seconds = 10
+
+    public init() {}
+
+    public func run() async throws {
+        var lastDecoded = -1
+        var heard = false
+        for second in 0..<max(1, seconds) {
+            let report: SensorReport
+            do {
+                report = try connection.client.send(
+                    ControlRequest(command: "sensor", sensor: sensor), expecting: SensorReport.self)
+            } catch {
+                throw Output.fail(error, json: output.json)
+            }
+            let fresh = report.decoded != lastDecoded
+            lastDecoded = report.decoded
+            if fresh && report.link == "connected" { heard = true }
+            if output.json {
+                try Output.printJSON(report)
+            } else {
+                Output.print(Self.line(report, second: second))
+            }
+            if second + 1 < seconds { try await Task.sleep(for: .seconds(1)) }
+        }
+        if !heard && !output.json {
+            Output.error(
+                "\(sensor) sent nothing: wake it (wear the strap, walk with the footpod) and check `handoff sensors`")
+            throw ExitCode.failure
+        }
+    }
+
+    static func line(_ r: SensorReport, second: Int) -> String {
+        var parts = ["\(String(format: "%3d", second)) s"]
+        guard r.link == "connected" || r.fresh else {
+            return parts[0] + "  \(r.link ?? "connecting")" + (r.lastError.map { " · \($0)" } ?? "")
+        }
+        if let v = r.values {
+            if let hr = v.hrBpm { parts.append("\(hr) bpm") }
+            if let rr = v.rrMs, !rr.isEmpty {
+                parts.append("RR " + rr.map { Format.fixed($0, 0) }.joined(separator: "/") + " ms")
+            }
+            if let contact = v.contact { parts.append(contact == "detected" ? "contact" : "NO CONTACT") }
+            if let speed = v.speedMps { parts.append("\(Format.fixed(speed, 2)) m/s") }
+            if let cadence = v.cadenceSpm { parts.append("\(cadence) spm") }
+            if let stride = v.strideM { parts.append("stride \(Format.fixed(stride, 2)) m") }
+            if let rpm = v.crankRpm { parts.append("\(Format.fixed(rpm, 0)) rpm") }
+        }
+        if let battery = r.batteryPercent { parts.append("battery \(battery) %") }
+        if r.rejected > 0 { parts.append("\(r.rejected) malformed") }
+        return parts.joined(separator: "  ")
+    }
+}

@@ -1,0 +1,182 @@
+import BlueZ
+import Foundation
+import HandoffModel
+import Logging
+import PackControl
+import PackSensors
+import PackStorage
+import SensorCodecs
+
+/// The control API's Bluetooth commands: `scan`, `pair`, `sensors`, `forget`, `sensor`. The
+/// daemon owns the adapter (it has the capabilities, and it keeps the paired sensors connected),
+/// so the CLI asks it rather than opening sockets itself.
+struct BluetoothControl: Sendable {
+    let engine: PackEngine
+    let database: PackDatabase
+    let runner: SourceRunner
+    let configuration: PackConfiguration
+    let logger: Logger
+
+    /// The sources for the paired sensors, at start-up.
+    static func pairedSources(_ database: PackDatabase, _ configuration: PackConfiguration) throws -> [any LiveSource] {
+        try database.pairedSensors().map { source(for: $0, configuration) }
+    }
+
+    static func source(for sensor: PairedSensor, _ c: PackConfiguration) -> BLESensorSource {
+        BLESensorSource(sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout)
+    }
+
+    func scan(seconds: Double) async throws(ControlError) -> ScanReport {
+        guard (1...60).contains(seconds) else {
+            throw ControlError(code: "bad_request", message: "scan for 1 to 60 seconds")
+        }
+        let adapter = configuration.bluetoothAdapter
+        let result = await offPool { () -> Result<(found: [BLEPairing.Found], sharedKernelScan: Bool), BlueZError> in
+            do throws(BlueZError) { return .success(try BLEPairing.scan(adapter: adapter, seconds: seconds)) } catch {
+                return .failure(error)
+            }
+        }
+        let paired = Set((try? database.pairedSensors())?.map(\.address) ?? [])
+        switch result {
+        case .failure(let error): throw Self.controlError(error)
+        case .success(let outcome):
+            return ScanReport(
+                seconds: seconds, adapter: adapter,
+                devices: outcome.found.map { f in
+                    let d = f.device
+                    return ScannedDeviceReport(
+                        name: d.advertising.name, address: d.address.description,
+                        addressType: d.addressType == .leRandom ? "random" : "public", kind: f.kind?.rawValue,
+                        rssi: d.rssi.map(Int.init), services: d.advertising.serviceUUIDs.map(\.description),
+                        connectable: d.connectable, appearance: d.advertising.appearance.map(Int.init),
+                        txPower: d.advertising.txPower.map(Int.init), paired: paired.contains(d.address.description))
+                }, sharedKernelScan: outcome.sharedKernelScan)
+        }
+    }
+
+    func pair(target: String, kind kindName: String?) async throws(ControlError) -> PairedSensorReport {
+        var kind: SensorKind?
+        if let kindName {
+            guard let k = BLEProfile.kind(named: kindName) else {
+                throw ControlError(code: "bad_request", message: "--as takes hr, footpod or bike, not \"\(kindName)\"")
+            }
+            kind = k
+        }
+        if let existing = try? database.pairedSensors().first(where: { $0.matches(target) }) {
+            if kind == nil || kind == existing.kind {
+                runner.start(Self.source(for: existing, configuration))
+                return await report(existing)
+            }
+            // Paired as another kind: stop following it, pair it again as asked.
+            runner.stop(existing.id)
+        }
+        let adapter = configuration.bluetoothAdapter
+        let timeout = configuration.bluetoothConnectTimeout
+        let requested = kind
+        let now = PackClock.wall().nanosecondsSinceEpoch
+        let result = await offPool { () -> Result<PairedSensor, BLEPairing.Failure> in
+            do throws(BLEPairing.Failure) {
+                let (address, type, name) = try BLEPairing.resolve(target, adapter: adapter, scanSeconds: 10)
+                return .success(
+                    try BLEPairing.pair(
+                        address: address, type: type, name: name, kind: requested, adapter: adapter, timeout: timeout,
+                        now: now
+                    ))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let sensor: PairedSensor
+        switch result {
+        case .failure(let failure):
+            if case .bluetooth(let error) = failure { throw Self.controlError(error) }
+            throw ControlError(code: "pair_failed", message: failure.description)
+        case .success(let s): sensor = s
+        }
+        do { try database.savePairedSensor(sensor) } catch {
+            throw ControlError(code: "journal", message: "the sensor could not be saved: \(error)")
+        }
+        await engine.registerPaired(sensor)
+        runner.start(Self.source(for: sensor, configuration))
+        logger.info(
+            "Paired \(sensor.name ?? sensor.address) as \(sensor.kind)",
+            metadata: ["sensor.id": "\(sensor.id)", "battery": "\(sensor.batteryPercent.map(String.init) ?? "?")"])
+        return await report(sensor)
+    }
+
+    func sensors() async throws(ControlError) -> [PairedSensorReport] {
+        let paired: [PairedSensor]
+        do { paired = try database.pairedSensors() } catch {
+            throw ControlError(code: "journal", message: "the paired sensors could not be read: \(error)")
+        }
+        var reports: [PairedSensorReport] = []
+        for sensor in paired { reports.append(await report(sensor)) }
+        return reports
+    }
+
+    func forget(_ target: String) async throws(ControlError) -> PairedSensorReport {
+        guard let sensor = try? database.pairedSensors().first(where: { $0.matches(target) }) else {
+            throw ControlError(
+                code: "not_paired", message: "no paired sensor is \"\(target)\": `handoff sensors` lists them")
+        }
+        runner.stop(sensor.id)
+        let report = await report(sensor)
+        do { try database.forgetPairedSensor(address: sensor.address) } catch {
+            throw ControlError(code: "journal", message: "the sensor could not be forgotten: \(error)")
+        }
+        logger.info("Forgot \(sensor.name ?? sensor.address)", metadata: ["sensor.id": "\(sensor.id)"])
+        return report
+    }
+
+    /// One sensor's live state and latest values (`handoff sensor test`).
+    func sensor(_ target: String) async throws(ControlError) -> SensorReport {
+        let paired = try? database.pairedSensors().first(where: { $0.matches(target) })
+        let id = paired?.id ?? SensorID(target)
+        guard let report = await engine.sensorReport(id) else {
+            throw ControlError(
+                code: "not_paired", message: "no sensor is \"\(target)\": `handoff sensors` lists the paired ones")
+        }
+        return report
+    }
+
+    private func report(_ sensor: PairedSensor) async -> PairedSensorReport {
+        let live = await engine.sensorReport(sensor.id)
+        let lastSeen = sensor.lastSeenWallNanoseconds
+        return PairedSensorReport(
+            id: sensor.id.rawValue, address: sensor.address, addressType: sensor.addressType,
+            kind: sensor.kind.rawValue,
+            name: sensor.name, manufacturer: sensor.manufacturer, model: sensor.model, firmware: sensor.firmware,
+            serialNumber: sensor.serialNumber, location: sensor.location,
+            batteryPercent: live?.batteryPercent ?? sensor.batteryPercent,
+            paired: CivilTime(WallInstant(nanosecondsSinceEpoch: sensor.pairedWallNanoseconds)).iso8601(),
+            lastSeen: lastSeen.map { CivilTime(WallInstant(nanosecondsSinceEpoch: $0)).iso8601() },
+            lastSeenS: live?.lastSeenS, link: live?.link ?? "connecting")
+    }
+
+    static func controlError(_ error: BlueZError) -> ControlError {
+        let code =
+            switch error {
+            case .noBluetoothInKernel, .noAdapter: "no_adapter"
+            case .adapterDown: "adapter_off"
+            case .permissionDenied: "permission_denied"
+            case .connectTimedOut, .connectFailed: "out_of_range"
+            default: "bluetooth"
+            }
+        return ControlError(code: code, message: error.description)
+    }
+}
+
+extension PairedSensor {
+    /// Whether `target` names it: its address (either case) or its name (ignoring case).
+    func matches(_ target: String) -> Bool {
+        address.caseInsensitiveCompare(target) == .orderedSame
+            || name.map { $0.caseInsensitiveCompare(target) == .orderedSame } == true
+    }
+}
+
+/// Runs blocking work (a scan, a connection) on a thread of its own, off Swift's cooperative pool.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}

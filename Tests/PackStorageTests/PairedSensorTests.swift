@@ -1,0 +1,50 @@
+import HandoffModel
+import PackStorage
+import Testing
+
+@Suite("Paired sensors in the journal")
+struct PairedSensorTests {
+    static let strap = PairedSensor(
+        address: "F0:F0:F0:00:00:01", addressType: "public", kind: .heartRate, name: "Handoff HR",
+        manufacturer: "Handoff Test", model: "HR-1", firmware: "1.0.0", serialNumber: "0001", location: "chest",
+        batteryPercent: 87, pairedWallNanoseconds: 1_000)
+    static let pod = PairedSensor(
+        address: "C6:55:44:33:22:11", addressType: "random", kind: .footpod, name: "Handoff Footpod",
+        pairedWallNanoseconds: 2_000)
+
+    @Test("Pairing saves a sensor; listing returns them in pairing order with every field")
+    func saveAndList() throws {
+        let db = try PackDatabase.inMemory()
+        try db.savePairedSensor(Self.pod)
+        try db.savePairedSensor(Self.strap)
+        #expect(try db.pairedSensors() == [Self.strap, Self.pod])
+    }
+
+    @Test("Pairing again replaces what was known; notes update last seen and battery only when given")
+    func repairAndUpdate() throws {
+        let db = try PackDatabase.inMemory()
+        try db.savePairedSensor(Self.strap)
+        var again = Self.strap
+        again.firmware = "1.1.0"
+        try db.savePairedSensor(again)
+        try db.updatePairedSensor(address: again.address, lastSeenWall: 5_000, batteryPercent: nil)
+        try db.updatePairedSensor(address: again.address, lastSeenWall: nil, batteryPercent: 80)
+        let stored = try #require(try db.pairedSensors().first)
+        #expect(stored.firmware == "1.1.0")
+        #expect(stored.lastSeenWallNanoseconds == 5_000)
+        #expect(stored.batteryPercent == 80)
+        #expect(try db.pairedSensors().count == 1)
+    }
+
+    @Test("Forgetting removes the sensor and says whether it was paired; a battery over 100 % is refused")
+    func forgetAndChecks() throws {
+        let db = try PackDatabase.inMemory()
+        try db.savePairedSensor(Self.strap)
+        #expect(try db.forgetPairedSensor(address: Self.strap.address))
+        #expect(try !db.forgetPairedSensor(address: Self.strap.address))
+        #expect(try db.pairedSensors().isEmpty)
+        var broken = Self.pod
+        broken.batteryPercent = 140
+        #expect(throws: (any Error).self) { try db.savePairedSensor(broken) }
+    }
+}
