@@ -121,6 +121,11 @@ struct ConfigurationTests {
         #expect(c.sysfsRoot == defaults.sysfsRoot && c.deviceRoot == defaults.deviceRoot)
         #expect(c.accelerometerRateHz == defaults.accelerometerRateHz)
         #expect(c.replayLive == defaults.replayLive && c.replaySensors == defaults.replaySensors)
+        #expect(c.bluetoothEnabled == defaults.bluetoothEnabled && c.bluetoothAdapter == defaults.bluetoothAdapter)
+        #expect(c.bluetoothConnectTimeout == defaults.bluetoothConnectTimeout)
+        #expect(c.bluetoothPowerOn == defaults.bluetoothPowerOn)
+        #expect(c.bluetoothMaxIntervalMs == defaults.bluetoothMaxIntervalMs)
+        #expect(c.bluetoothSupervisionTimeoutMs == defaults.bluetoothSupervisionTimeoutMs)
     }
 
     @Test("Without \"footpod\" in pedometer.sources the footpod's cadence counts no steps")
