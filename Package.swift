@@ -71,6 +71,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "handoff", dependencies: ["HandoffModel", "PackCLI"]),
+        // Work loads for scripts/bench (callgrind); not part of a pack.
+        .executableTarget(
+            name: "handoff-bench",
+            dependencies: ["BlueZ", "GATT", "HandoffModel", "PackSensors", "Recorder", "SensorCodecs"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["SensorCodecs"], path: "Tests/TestSupport"),

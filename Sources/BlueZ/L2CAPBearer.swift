@@ -58,7 +58,7 @@ public final class SocketATTBearer: ATTBearer {
     }
 
     public func receive(timeout: Double) throws(ATTBearerError) -> [UInt8]? {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN) | pollReadHangUp, revents: 0)
         var left = max(0, min(timeout, 3600))
         while true {
             if let isCancelled, isCancelled() { throw ATTBearerError(errno: ECANCELED, message: "stopped") }
@@ -78,13 +78,12 @@ public final class SocketATTBearer: ATTBearer {
             throw Self.error(code, "recv")
         }
         if count == 0 {
-            if pfd.revents & Int16(POLLHUP) != 0 || pfd.revents & Int16(POLLERR) != 0 {
-                throw ATTBearerError(errno: ECONNRESET, message: "the link was closed")
-            }
-            // A zero-length PDU on a SEQPACKET socket is a PDU; an orderly shutdown looks the same,
-            // so look again: a closed peer keeps the socket readable with zero bytes.
-            var again = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&again, 1, 0) > 0, again.revents & Int16(POLLHUP) != 0 {
+            // Zero bytes is the end of the stream when the peer has shut down (POLLRDHUP, POLLHUP);
+            // otherwise it was a zero-length PDU, which the client counts as malformed.
+            var again = pollfd(fd: fd, events: Int16(POLLIN) | pollReadHangUp, revents: 0)
+            _ = poll(&again, 1, 0)
+            let hangUp = Int16(POLLHUP) | pollReadHangUp | Int16(POLLERR)
+            if (pfd.revents | again.revents) & hangUp != 0 {
                 throw ATTBearerError(errno: ECONNRESET, message: "the link was closed")
             }
             return []
@@ -196,3 +195,6 @@ public enum L2CAPConnector {
         return bdaddr_t(b: (b[0], b[1], b[2], b[3], b[4], b[5]))
     }
 }
+
+/// `POLLRDHUP` (Linux, `_GNU_SOURCE` only in C, so not imported): the peer shut its writing side.
+let pollReadHangUp: Int16 = 0x2000

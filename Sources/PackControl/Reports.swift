@@ -23,6 +23,9 @@ public struct StatusReport: Codable, Hashable, Sendable {
     public var replay: ReplayReport?
     /// Runs found open at start-up and finished by recovery.
     public var recoveredRuns: [Int64]
+    /// How long measurement notifications took from arriving at the pack to being in a committed
+    /// point (live only; over the last 1024).
+    public var commitLatency: LatencyReport?
     public var version: String
 
     enum CodingKeys: String, CodingKey {
@@ -30,7 +33,7 @@ public struct StatusReport: Codable, Hashable, Sendable {
         case runId = "run_id", runUuid = "run_uuid", startTime = "start_time", elapsedS = "elapsed_s"
         case timerS = "timer_s", distanceM = "distance_m", paceSPerKm = "pace_s_per_km", speedMps = "speed_mps"
         case hrBpm = "hr_bpm", cadenceSpm = "cadence_spm", lapDistanceM = "lap_distance_m"
-        case recoveredRuns = "recovered_runs"
+        case recoveredRuns = "recovered_runs", commitLatency = "commit_latency"
     }
 
     public init(state: String, gps: GPSReport, sensors: [SensorReport], recoveredRuns: [Int64], version: String) {
@@ -444,5 +447,25 @@ public struct PairedSensorReport: Codable, Hashable, Sendable {
         self.lastSeen = lastSeen
         self.lastSeenS = lastSeenS
         self.link = link
+    }
+}
+
+/// Latency percentiles, in milliseconds.
+public struct LatencyReport: Codable, Hashable, Sendable {
+    public var samples: Int
+    public var p50Ms: Double
+    public var p95Ms: Double
+    public var maxMs: Double
+
+    enum CodingKeys: String, CodingKey {
+        case samples
+        case p50Ms = "p50_ms", p95Ms = "p95_ms", maxMs = "max_ms"
+    }
+
+    public init(samples: Int, p50Ms: Double, p95Ms: Double, maxMs: Double) {
+        self.samples = samples
+        self.p50Ms = p50Ms
+        self.p95Ms = p95Ms
+        self.maxMs = maxMs
     }
 }

@@ -40,6 +40,11 @@ public actor PackEngine {
     var failedCommits = 0
     /// The paired Bluetooth sensors' ids.
     var pairedSensors: Set<SensorID> = []
+    /// When measurement notifications arrived that no committed point includes yet (live only).
+    var arrivals: [MonotonicInstant] = []
+    /// The latest point's grid moment, and how long notifications took to reach a committed point.
+    var latestPointBoundary: MonotonicInstant?
+    var commitLatency = LatencyStatistics()
 
     struct ActiveSession: CustomStringConvertible {
         /// The run's row, once the journal has it.
@@ -105,7 +110,15 @@ public actor PackEngine {
 
     /// Takes an event from a replay (with its own times) or a live source (already stamped).
     public func ingest(_ event: CaptureEvent) async {
-        if mode == .live { notePaired(event) }
+        if mode == .live {
+            notePaired(event)
+            if case .payload(_, let kind, _) = event.body,
+                kind == .heartRateMeasurement || kind == .rscMeasurement || kind == .cscMeasurement
+            {
+                if arrivals.count >= 256 { arrivals.removeFirst() }
+                arrivals.append(event.monotonic)
+            }
+        }
         let step = take(event)
         if let reason = step.decodeError, case .payload(let sensor, let kind, let payload) = event.body {
             // Counted per sensor (status shows them); the bytes go to the debug log, never into a run.
@@ -200,6 +213,10 @@ public actor PackEngine {
             case .point(let point):
                 appendToOpenRun { $0.points.append(point) }
                 commitNow = true
+                if let start = session?.startMonotonic {
+                    latestPointBoundary = start.advanced(
+                        byNanoseconds: Int64(point.elapsedSeconds) * nanosecondsPerSecond)
+                }
                 logger.trace("recorded point \(point.elapsedSeconds)", metadata: sessionMetadata)
             case .rrIntervals(let batch):
                 appendToOpenRun { $0.rrIntervals.append(batch) }
@@ -242,7 +259,10 @@ public actor PackEngine {
                 session = nil
             }
         }
-        if commitNow { await commit() }
+        if commitNow {
+            await commit()
+            noteCommitLatency()
+        }
     }
 
     private var sessionMetadata: Logger.Metadata {
@@ -392,5 +412,49 @@ public actor PackEngine {
         case .notStarted: "not_started"
         case .emptyLap: "empty_lap"
         }
+    }
+}
+
+extension PackEngine {
+    /// After a commit: every notification that arrived before the latest committed point's grid
+    /// moment is in that point (or was superseded by a later one in it), so it took until now to
+    /// be on the card.
+    func noteCommitLatency() {
+        guard mode == .live, let boundary = latestPointBoundary, batches.isEmpty, !arrivals.isEmpty else { return }
+        let now = PackClock.monotonic()
+        var kept: [MonotonicInstant] = []
+        for arrival in arrivals {
+            if arrival < boundary {
+                commitLatency.add(nanoseconds: now.nanoseconds - arrival.nanoseconds)
+            } else {
+                kept.append(arrival)
+            }
+        }
+        arrivals = kept
+    }
+}
+
+/// A rolling window of latencies (the last 1024) with their percentiles.
+struct LatencyStatistics: Sendable {
+    private var samples: [Int64] = []
+    private var next = 0
+    private(set) var count = 0
+
+    mutating func add(nanoseconds: Int64) {
+        count += 1
+        if samples.count < 1024 {
+            samples.append(nanoseconds)
+        } else {
+            samples[next] = nanoseconds
+            next = (next + 1) % samples.count
+        }
+    }
+
+    /// Milliseconds at the quantile `q` (0–1) of the window.
+    func milliseconds(at q: Double) -> Double? {
+        guard !samples.isEmpty else { return nil }
+        let sorted = samples.sorted()
+        let index = min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded()))
+        return Double(sorted[index]) / 1e6
     }
 }
