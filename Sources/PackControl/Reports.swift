@@ -26,6 +26,9 @@ public struct StatusReport: Codable, Hashable, Sendable {
     /// How long measurement notifications took from arriving at the pack to being in a committed
     /// point (live only; over the last 1024).
     public var commitLatency: LatencyReport?
+    /// How long after its second ended each point was committed (the part of `commit_latency`
+    /// that is the pack's work, not waiting for the second to end).
+    public var pointCommitDelay: LatencyReport?
     public var version: String
 
     enum CodingKeys: String, CodingKey {
@@ -33,7 +36,7 @@ public struct StatusReport: Codable, Hashable, Sendable {
         case runId = "run_id", runUuid = "run_uuid", startTime = "start_time", elapsedS = "elapsed_s"
         case timerS = "timer_s", distanceM = "distance_m", paceSPerKm = "pace_s_per_km", speedMps = "speed_mps"
         case hrBpm = "hr_bpm", cadenceSpm = "cadence_spm", lapDistanceM = "lap_distance_m"
-        case recoveredRuns = "recovered_runs", commitLatency = "commit_latency"
+        case recoveredRuns = "recovered_runs", commitLatency = "commit_latency", pointCommitDelay = "point_commit_delay"
     }
 
     public init(state: String, gps: GPSReport, sensors: [SensorReport], recoveredRuns: [Int64], version: String) {

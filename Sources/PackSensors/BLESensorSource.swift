@@ -105,9 +105,14 @@ public struct BLESensorSource: LiveSource {
             "Sensor connected",
             metadata: ["sensor.id": "\(descriptor.id)", "mtu": "\(connection.client.mtu)"])
         let id = descriptor.id
+        // Read once on connecting, notifying or not: a battery notifies only when it changes.
         var nextBatteryRead = LiveClock.monotonic().seconds
+        var batteryRead = false
         while !stop.isSet {
-            if let handle = batteryHandle, !batteryNotifies, LiveClock.monotonic().seconds >= nextBatteryRead {
+            if let handle = batteryHandle, !batteryNotifies || !batteryRead,
+                LiveClock.monotonic().seconds >= nextBatteryRead
+            {
+                batteryRead = true
                 nextBatteryRead += batteryPollSeconds
                 if let value = try? connection.client.read(handle) {
                     emit(LiveClock.stamp(.payload(sensor: id, kind: .batteryLevel, .bytes(value))))

@@ -77,13 +77,8 @@ extension PackEngine {
             report.gps.clock =
                 recorder.wallClockSynchronized ? "system" : recorder.knowsGPSTime ? "gps" : "unsynchronized"
         }
-        if let p50 = commitLatency.milliseconds(at: 0.5), let p95 = commitLatency.milliseconds(at: 0.95),
-            let max = commitLatency.milliseconds(at: 1)
-        {
-            report.commitLatency = LatencyReport(
-                samples: commitLatency.count, p50Ms: Format.rounded(p50, 1), p95Ms: Format.rounded(p95, 1),
-                maxMs: Format.rounded(max, 1))
-        }
+        report.commitLatency = commitLatency.report
+        report.pointCommitDelay = pointCommitDelay.report
         report.gps.time = fix.iso8601Time
         report.gps.speedMps = fix.speedMetersPerSecond.map { Format.rounded($0, 2) }
         report.gps.trackDeg = fix.trackDegrees

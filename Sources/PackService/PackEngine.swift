@@ -45,6 +45,9 @@ public actor PackEngine {
     /// The latest point's grid moment, and how long notifications took to reach a committed point.
     var latestPointBoundary: MonotonicInstant?
     var commitLatency = LatencyStatistics()
+    /// How long after its second ended each point was on the card.
+    var pointCommitDelay = LatencyStatistics()
+    var lastDelayBoundary: MonotonicInstant?
 
     struct ActiveSession: CustomStringConvertible {
         /// The run's row, once the journal has it.
@@ -112,7 +115,7 @@ public actor PackEngine {
     public func ingest(_ event: CaptureEvent) async {
         if mode == .live {
             notePaired(event)
-            if case .payload(_, let kind, _) = event.body,
+            if pipeline.recorder.state == .recording, case .payload(_, let kind, _) = event.body,
                 kind == .heartRateMeasurement || kind == .rscMeasurement || kind == .cscMeasurement
             {
                 if arrivals.count >= 256 { arrivals.removeFirst() }
@@ -166,10 +169,13 @@ public actor PackEngine {
     }
 
     /// A clock tick (live only): emits the points that are due although no sensor spoke.
-    func tick() async {
-        guard mode == .live else { return }
+    /// Returns when the next point falls due, if a run is open.
+    @discardableResult
+    func tick() async -> MonotonicInstant? {
+        guard mode == .live else { return nil }
         await checkClock()
         await handle(pipeline.advance(to: PackClock.monotonic()))
+        return pipeline.recorder.nextPointTime
     }
 
     /// Live: tells the recorder (and the capture) whenever the system clock's synchronisation
@@ -210,6 +216,7 @@ public actor PackEngine {
             switch output {
             case .started(let start):
                 startSession(start)
+                arrivals.removeAll()
             case .point(let point):
                 appendToOpenRun { $0.points.append(point) }
                 commitNow = true
@@ -420,8 +427,12 @@ extension PackEngine {
     /// moment is in that point (or was superseded by a later one in it), so it took until now to
     /// be on the card.
     func noteCommitLatency() {
-        guard mode == .live, let boundary = latestPointBoundary, batches.isEmpty, !arrivals.isEmpty else { return }
+        guard mode == .live, let boundary = latestPointBoundary, batches.isEmpty else { return }
         let now = PackClock.monotonic()
+        if boundary != lastDelayBoundary {
+            pointCommitDelay.add(nanoseconds: now.nanoseconds - boundary.nanoseconds)
+            lastDelayBoundary = boundary
+        }
         var kept: [MonotonicInstant] = []
         for arrival in arrivals {
             if arrival < boundary {
@@ -448,6 +459,14 @@ struct LatencyStatistics: Sendable {
             samples[next] = nanoseconds
             next = (next + 1) % samples.count
         }
+    }
+
+    var report: LatencyReport? {
+        guard let p50 = milliseconds(at: 0.5), let p95 = milliseconds(at: 0.95), let max = milliseconds(at: 1) else {
+            return nil
+        }
+        return LatencyReport(
+            samples: count, p50Ms: Format.rounded(p50, 1), p95Ms: Format.rounded(p95, 1), maxMs: Format.rounded(max, 1))
     }
 
     /// Milliseconds at the quantile `q` (0–1) of the window.

@@ -17,16 +17,23 @@ struct EngineService: Service {
     }
 }
 
-/// Ticks the recorder once a second while live, so that points are written even when no sensor
-/// speaks.
+/// Ticks the recorder while live, so that points are written even when no sensor speaks: at
+/// each second of the run's grid as it ends (a notification is then on the card within a second
+/// plus a commit), and once a second between runs.
 struct TickService: Service {
     let engine: PackEngine
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
+            var due: MonotonicInstant?
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(1))
-                await engine.tick()
+                var wait: Int64 = 1_000_000_000
+                if let due {
+                    // 2 ms after the grid moment, so that the point is due when the tick arrives.
+                    wait = min(wait, max(10_000_000, due.nanoseconds - PackClock.monotonic().nanoseconds + 2_000_000))
+                }
+                try await Task.sleep(for: .nanoseconds(wait))
+                due = await engine.tick()
             }
         }
     }

@@ -196,6 +196,13 @@ public struct Recorder: Sendable {
     /// How much better a later fix must place GPS time before a session's start is moved again.
     static let gpsTimeRefinementNanoseconds: Int64 = 50_000_000
 
+    /// When the next record point falls due (while recording or paused): a clock that ticks then
+    /// commits each second as soon as it ends, instead of up to a second later.
+    public var nextPointTime: MonotonicInstant? {
+        guard isActive, let start else { return nil }
+        return start.monotonic.advanced(byNanoseconds: Int64(nextElapsed) * nanosecondsPerSecond)
+    }
+
     // MARK: Helpers
 
     var isActive: Bool { state == .recording || state == .paused }

@@ -30,6 +30,8 @@ struct BLESensorSourceTests {
         .expect("12 0f00 0100"), .send("13"),
         .expect("04 1500 1500"), .send("05 01 1500 0229"),
         .expect("12 1500 0100"), .send("13"),
+        // The battery is read once on connecting: it notifies only when it changes.
+        .expect("0a 1400"), .send("0b 58"),
     ]
 
     @Test("Subscribes, passes every notification on raw and in order, and reports the link dropping")
@@ -73,7 +75,7 @@ struct BLESensorSourceTests {
                 == notifications.map {
                     Hex.encode(try! Hex.decode($0))
                 })
-        #expect(payloads.filter { $0.0 == .batteryLevel }.map(\.1) == [[0x57]])
+        #expect(payloads.filter { $0.0 == .batteryLevel }.map(\.1) == [[0x58], [0x57]])
         if case .link(_, .disconnected, let reason) = collector.all.last(where: {
             if case .link = $0.body { true } else { false }
         })?.body {
