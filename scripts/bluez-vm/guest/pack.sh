@@ -1,0 +1,164 @@
+#!/bin/bash
+# scripts/bluez-vm/guest/pack.sh — the pack's own binaries against the virtual sensors.
+#
+# Runs in the VM (guest/init.sh has attached hci0 and turned LE and power on). Uses the unmodified
+# `handoffd` and `handoff` from the host's build ($HANDOFF_BIN, default $BVM_REPO/.build/debug;
+# the host's / is mounted read-only, so the same path works). The journal, socket, capture and
+# log live on guest tmpfs under /tmp/pack and are copied into $RESULTS at the end — also when a
+# step fails.
+#
+#   handoffd --config /tmp/pack/handoff.toml       (config saved as handoff.toml)
+#   handoff scan --seconds 5 --json                → scan.json
+#   handoff pair "Handoff HR" --as hr --json       → pair-hr.json
+#   handoff pair "Handoff Footpod" --as footpod …  → pair-footpod.json
+#   handoff sensors --json                         → sensors.json
+#   session 1: start, 60 s, stop                   → start-1.txt, stop-1.txt
+#   session 2: start; +15 s HR dropout 20 s; +45 s footpod dropout 20 s; +75 s HR malformed
+#              (truncated, flags_overrun, empty); stop at +95 s
+#   handoff status --json just before stopping session 2 → status.json
+#   handoff runs --json, show 1 --json, show 2 --json → runs.json, show-1.json, show-2.json
+#   handoffd stopped with SIGTERM; then handoff.sqlite, capture.jsonl, handoffd.log copied.
+# Also: status.jsonl (a `handoff status --json` every 10 s while recording), pack.log (this
+# script's steps). check_pack.py compares it all with sent.jsonl on the host.
+set -eu
+. "$BVM_DIR/guest/lib.sh"
+
+BIN="${HANDOFF_BIN:-$BVM_REPO/.build/debug}"
+HANDOFFD="$BIN/handoffd"
+HANDOFF="$BIN/handoff"
+PACK=/tmp/pack
+export HANDOFF_SOCKET="$PACK/handoffd.sock"
+HANDOFFD_PID=""
+STATUS_PID=""
+
+[ -x "$HANDOFFD" ] || fail "no handoffd at $HANDOFFD (build it on the host first: swift build)"
+[ -x "$HANDOFF" ] || fail "no handoff at $HANDOFF (build it on the host first: swift build)"
+
+# Whatever happens, stop handoffd cleanly and keep everything it wrote.
+collect() {
+    local rc=$?
+    set +e
+    [ -n "$STATUS_PID" ] && kill "$STATUS_PID" 2>/dev/null && wait "$STATUS_PID" 2>/dev/null
+    if [ -n "$HANDOFFD_PID" ] && kill -0 "$HANDOFFD_PID" 2>/dev/null; then
+        log "stopping handoffd (SIGTERM)"
+        kill -TERM "$HANDOFFD_PID"
+        for _ in $(seq 1 150); do kill -0 "$HANDOFFD_PID" 2>/dev/null || break; sleep 0.2; done
+        if kill -0 "$HANDOFFD_PID" 2>/dev/null; then
+            log "handoffd still running after 30 s: SIGKILL"
+            kill -KILL "$HANDOFFD_PID"
+            rc=1
+        fi
+        wait "$HANDOFFD_PID"
+        local hrc=$?
+        log "handoffd exited with status $hrc"
+        echo "$hrc" > "$RESULTS/handoffd-exit"
+    fi
+    # After handoffd has exited the database is complete (the WAL is checkpointed on close;
+    # copy -wal/-shm too in case it was not).
+    for f in handoff.sqlite handoff.sqlite-wal handoff.sqlite-shm capture.jsonl handoffd.log; do
+        [ -f "$PACK/$f" ] && cp "$PACK/$f" "$RESULTS/$f"
+    done
+    log "results copied (exit $rc)"
+    exit "$rc"
+}
+trap collect EXIT
+
+# handoff CMD ARGS… — run the CLI, logging the command; stdout is the caller's.
+hf() {
+    log "\$ handoff $*"
+    "$HANDOFF" "$@"
+}
+
+# sleep_until T — sleep until $SECONDS-style offset T from SESSION_T0 (seconds, integer).
+sleep_until() {
+    local target=$(( SESSION_T0 + $1 )) now
+    now=$(date +%s)
+    [ "$target" -le "$now" ] || sleep $(( target - now ))
+}
+
+step "handoffd: config and start"
+mkdir -p "$PACK"
+cat > "$PACK/handoff.toml" <<EOF
+# Written by scripts/bluez-vm/guest/pack.sh
+[storage]
+database = "$PACK/handoff.sqlite"
+
+[control]
+socket = "$PACK/handoffd.sock"
+
+[capture]
+file = "$PACK/capture.jsonl"
+
+[gps]
+source = "none"
+
+[pedometer]
+sources = ["footpod"]
+
+[log]
+level = "debug"
+EOF
+cp "$PACK/handoff.toml" "$RESULTS/handoff.toml"
+"$HANDOFFD" --config "$PACK/handoff.toml" > "$PACK/handoffd.log" 2>&1 &
+HANDOFFD_PID=$!
+for i in $(seq 1 150); do
+    [ -S "$HANDOFF_SOCKET" ] && "$HANDOFF" status --json > "$RESULTS/status-initial.json" 2>/dev/null && break
+    kill -0 "$HANDOFFD_PID" 2>/dev/null || { HANDOFFD_PID=""; tail -n 30 "$PACK/handoffd.log"; fail "handoffd exited at start"; }
+    sleep 0.2
+done
+[ -S "$HANDOFF_SOCKET" ] || fail "handoffd did not open $HANDOFF_SOCKET within 30 s"
+log "handoffd up (pid $HANDOFFD_PID)"
+
+step "scan"
+hf scan --seconds 5 --json > "$RESULTS/scan.json"
+grep -q '"Handoff HR"' "$RESULTS/scan.json" || fail "scan did not list Handoff HR"
+grep -q '"Handoff Footpod"' "$RESULTS/scan.json" || fail "scan did not list Handoff Footpod"
+
+step "pair"
+mark=$(sent_lines)
+hf pair "Handoff HR" --as hr --json > "$RESULTS/pair-hr.json"
+hf pair "Handoff Footpod" --as footpod --json > "$RESULTS/pair-footpod.json"
+# handoffd keeps paired sensors connected: wait until the host has seen both connect.
+wait_event "$mark" hr connected 60 || fail "the HR strap never saw a connection after pairing"
+wait_event "$mark" footpod connected 60 || fail "the footpod never saw a connection after pairing"
+hf sensors --json > "$RESULTS/sensors.json"
+
+# A status snapshot every 10 s while sessions run, for the record (failures ignored).
+( while :; do
+      { "$HANDOFF" status --json 2>/dev/null || echo '{"error":"status failed"}'; } | tr -d '\n' >> "$RESULTS/status.jsonl"
+      echo >> "$RESULTS/status.jsonl"
+      sleep 10
+  done ) &
+STATUS_PID=$!
+
+step "session 1: 60 s"
+hf start > "$RESULTS/start-1.txt"
+SESSION_T0=$(date +%s)
+sleep_until 60
+hf stop > "$RESULTS/stop-1.txt"
+
+step "session 2: dropouts and malformed notifications, 95 s"
+hf start > "$RESULTS/start-2.txt"
+SESSION_T0=$(date +%s)
+sleep_until 15
+control hr dropout '"seconds": 20'
+sleep_until 45
+control footpod dropout '"seconds": 20'
+sleep_until 75
+control hr malformed '"kinds": ["truncated", "flags_overrun", "empty"]'
+sleep_until 94
+hf status --json > "$RESULTS/status.json"   # while recording, after the malformed ones
+sleep_until 95
+hf stop > "$RESULTS/stop-2.txt"
+
+kill "$STATUS_PID" 2>/dev/null || true
+wait "$STATUS_PID" 2>/dev/null || true
+STATUS_PID=""
+
+step "runs"
+hf runs --json > "$RESULTS/runs.json"
+hf show 1 --json > "$RESULTS/show-1.json"
+hf show 2 --json > "$RESULTS/show-2.json"
+hf sensors --json > "$RESULTS/sensors-end.json"
+
+step "done (collect stops handoffd and copies its files)"
