@@ -30,6 +30,8 @@ public actor PackEngine {
     var capture: CaptureFileWriter?
     var replay: ReplayReport?
     let recoveredRuns: [Int64]
+    /// The latest time the recorder has been taken to, by an event or a tick.
+    var processedUpTo: MonotonicInstant?
     /// The latest event's times, which are "now" during a replay.
     var lastMonotonic: MonotonicInstant?
     var lastWall: WallInstant?
@@ -41,7 +43,7 @@ public actor PackEngine {
     /// The paired Bluetooth sensors' ids.
     var pairedSensors: Set<SensorID> = []
     /// When measurement notifications arrived that no committed point includes yet (live only).
-    var arrivals: [MonotonicInstant] = []
+    var arrivals: [(arrived: MonotonicInstant, taken: MonotonicInstant)] = []
     /// The latest point's grid moment, and how long notifications took to reach a committed point.
     var latestPointBoundary: MonotonicInstant?
     var commitLatency = LatencyStatistics()
@@ -113,16 +115,17 @@ public actor PackEngine {
 
     /// Takes an event from a replay (with its own times) or a live source (already stamped).
     public func ingest(_ event: CaptureEvent) async {
-        if mode == .live {
-            notePaired(event)
-            if pipeline.recorder.state == .recording, case .payload(_, let kind, _) = event.body,
-                kind == .heartRateMeasurement || kind == .rscMeasurement || kind == .cscMeasurement
-            {
-                if arrivals.count >= 256 { arrivals.removeFirst() }
-                arrivals.append(event.monotonic)
-            }
-        }
+        if mode == .live { notePaired(event) }
         let step = take(event)
+        if mode == .live, pipeline.recorder.state == .recording, case .payload(_, let kind, _) = event.body,
+            kind == .heartRateMeasurement || kind == .rscMeasurement || kind == .cscMeasurement,
+            let taken = processedUpTo
+        {
+            // When it came off the socket, and when the recorder took it (later, when it reached the
+            // engine after a tick): the latter decides which point holds it.
+            if arrivals.count >= 256 { arrivals.removeFirst() }
+            arrivals.append((arrived: event.monotonic, taken: taken))
+        }
         if let reason = step.decodeError, case .payload(let sensor, let kind, let payload) = event.body {
             // Counted per sensor (status shows them); the bytes go to the debug log, never into a run.
             decodeErrorsLogged += 1
@@ -156,6 +159,13 @@ public actor PackEngine {
     /// Every event goes through here: it becomes "now" (for a replay), goes to the capture being
     /// written, then through the codecs and the recorder.
     private func take(_ event: CaptureEvent) -> RunPipeline.Step {
+        // Sources stamp events on their own threads: one stamped just before a tick may reach
+        // the engine just after it. The recorder then takes it at the tick's time (time never runs
+        // back), and the capture must say so too, or a replay (which has no ticks) would put it
+        // one second earlier than the live run did.
+        var event = event
+        if let floor = processedUpTo, event.monotonic < floor { event.monotonic = floor }
+        processedUpTo = event.monotonic
         lastMonotonic = event.monotonic
         if let wall = event.wall { lastWall = wall }
         if let capture {
@@ -174,7 +184,9 @@ public actor PackEngine {
     func tick() async -> MonotonicInstant? {
         guard mode == .live else { return nil }
         await checkClock()
-        await handle(pipeline.advance(to: PackClock.monotonic()))
+        let now = PackClock.monotonic()
+        if processedUpTo.map({ now > $0 }) ?? true { processedUpTo = now }
+        await handle(pipeline.advance(to: now))
         return pipeline.recorder.nextPointTime
     }
 
@@ -433,10 +445,10 @@ extension PackEngine {
             pointCommitDelay.add(nanoseconds: now.nanoseconds - boundary.nanoseconds)
             lastDelayBoundary = boundary
         }
-        var kept: [MonotonicInstant] = []
+        var kept: [(arrived: MonotonicInstant, taken: MonotonicInstant)] = []
         for arrival in arrivals {
-            if arrival < boundary {
-                commitLatency.add(nanoseconds: now.nanoseconds - arrival.nanoseconds)
+            if arrival.taken < boundary {
+                commitLatency.add(nanoseconds: now.nanoseconds - arrival.arrived.nanoseconds)
             } else {
                 kept.append(arrival)
             }

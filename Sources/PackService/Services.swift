@@ -29,8 +29,9 @@ struct TickService: Service {
             while !Task.isCancelled {
                 var wait: Int64 = 1_000_000_000
                 if let due {
-                    // 2 ms after the grid moment, so that the point is due when the tick arrives.
-                    wait = min(wait, max(10_000_000, due.nanoseconds - PackClock.monotonic().nanoseconds + 2_000_000))
+                    // 5 ms after the grid moment: the point is due, and a notification stamped just
+                    // before it has had time to reach the engine and be in it.
+                    wait = min(wait, max(10_000_000, due.nanoseconds - PackClock.monotonic().nanoseconds + 5_000_000))
                 }
                 try await Task.sleep(for: .nanoseconds(wait))
                 due = await engine.tick()

@@ -26,7 +26,7 @@ public struct NMEAFramer: Sendable {
         // The loop runs on contiguous bytes, not through the generic iterator: callers in other
         // modules would otherwise step every byte through unspecialised witness calls (2/3 of the
         // decoder's instructions, measured with callgrind).
-        let done = try bytes.withContiguousStorageIfAvailable { try append(buffer: $0, body) }
+        let done: Void? = try bytes.withContiguousStorageIfAvailable { try append(buffer: $0, body) }
         if done == nil { try Array(bytes).withUnsafeBufferPointer { try append(buffer: $0, body) } }
     }
 

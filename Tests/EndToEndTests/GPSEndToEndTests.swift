@@ -193,7 +193,7 @@ struct GpsdOutageTests {
             var steps: Int?
         }
         let db = try daemon.openDatabase()
-        let eventRows = try await db.read { db in
+        let eventRows = try db.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -202,7 +202,7 @@ struct GpsdOutageTests {
                     """)
         }
         let events = eventRows.map { row -> GPSEvent in GPSEvent(offset: row["offset_ns"], kind: row["kind"]) }
-        let pointRows = try await db.read { db in
+        let pointRows = try db.read { db in
             try Row.fetchAll(db, sql: "SELECT elapsed_s, lat, distance_m, steps FROM point ORDER BY elapsed_s")
         }
         let points = pointRows.map { row -> Point in

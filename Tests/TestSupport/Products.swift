@@ -137,7 +137,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.arguments = arguments
         if let environment { process.environment = environment }
         outputPath = NSTemporaryDirectory() + "handoff-test-\(UUID().uuidString).out"
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output
         process.standardError = output
