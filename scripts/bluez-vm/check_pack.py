@@ -26,33 +26,11 @@ import os
 import sqlite3
 import sys
 
-RESULTS = sys.argv[1] if len(sys.argv) > 1 else "."
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict import RESULTS, check, finish, load_json, load_lines, read_text  # noqa: E402
+
 STALE_NS = 3_000_000_000  # recording.stale_after_s, the default
 REJECTED = object()  # a value the pack's codec must refuse
-failures: list[str] = []
-
-
-def check(condition: bool, what: str) -> bool:
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
-    return condition
-
-
-def load_json(name: str):
-    path = os.path.join(RESULTS, name)
-    if not check(os.path.exists(path), f"{name} exists"):
-        return None
-    with open(path) as f:
-        return json.load(f)
-
-
-def load_lines(name: str) -> list[dict]:
-    path = os.path.join(RESULTS, name)
-    if not check(os.path.exists(path), f"{name} exists"):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 # --- Independent decoders (Heart Rate Service 1.0 §3.1, RSC Service 1.0 §3.1) -------------------
@@ -98,7 +76,7 @@ scan = load_json("scan.json") or []
 sensors = load_json("sensors.json") or []
 status = load_json("status.json") or {}
 pairs = [load_json("pair-hr.json") or {}, load_json("pair-footpod.json") or {}]
-log_text = open(os.path.join(RESULTS, "handoffd.log")).read() if os.path.exists(os.path.join(RESULTS, "handoffd.log")) else ""
+log_text = read_text("handoffd.log")
 
 # --- Scan and pairing -------------------------------------------------------------------------
 by_name = {d.get("name"): d for d in scan}
@@ -264,8 +242,4 @@ if len(sessions) >= 2 and len(stops) >= 2:
         with open(os.path.join(RESULTS, "latency.json"), "w") as f:
             json.dump({"commit_latency": latency, "point_commit_delay": delay}, f)
 
-print()
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print("all checks passed")
+sys.exit(finish("check_pack"))

@@ -27,29 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import btsnoop  # noqa: E402
 import signals  # noqa: E402
 
-RESULTS = sys.argv[1] if len(sys.argv) > 1 else "."
-failures: list[str] = []
-
-
-def check(condition: bool, what: str) -> bool:
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
-    return condition
-
-
-def load_json(name: str):
-    path = os.path.join(RESULTS, name)
-    if not os.path.exists(path):
-        check(False, f"{name} exists")
-        return None
-    with open(path) as f:
-        return json.load(f)
-
-
-def read_text(name: str) -> str:
-    path = os.path.join(RESULTS, name)
-    return open(path).read() if os.path.exists(path) else ""
+from verdict import RESULTS, check, finish, load_json, read_text  # noqa: E402
 
 
 def sent_log() -> list[dict]:
@@ -183,15 +161,7 @@ def main() -> int:
           f"hr: the malformed notifications arrived as sent ({malformed})")
     link_lost = hr1.get("link_lost") or {}
     check(link_lost.get("name") == "ETIMEDOUT", f"the ATT socket saw the dropout as {link_lost.get('name')} (ETIMEDOUT = reason 0x08)")
-    return finish()
-
-
-def finish() -> int:
-    if failures:
-        print(f"check_smoke: {len(failures)} check(s) failed")
-        return 1
-    print("check_smoke: all checks passed")
-    return 0
+    return finish("check_smoke")
 
 
 if __name__ == "__main__":

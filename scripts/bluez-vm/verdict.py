@@ -1,0 +1,49 @@
+"""scripts/bluez-vm/verdict.py — what the host-side checkers share: a results folder, checks
+that print ok/FAIL and remember failures, and readers for the files scenarios leave."""
+
+import json
+import os
+import sys
+
+RESULTS = sys.argv[1] if len(sys.argv) > 1 else "."
+failures: list[str] = []
+
+
+def check(condition: bool, what: str) -> bool:
+    """Prints the check's outcome; a failure is remembered for `finish`."""
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+    return condition
+
+
+def load_json(name: str):
+    path = os.path.join(RESULTS, name)
+    if not check(os.path.exists(path), f"{name} exists"):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_lines(name: str) -> list[dict]:
+    """A JSON Lines file (sent.jsonl, capture.jsonl), one object per line."""
+    path = os.path.join(RESULTS, name)
+    if not check(os.path.exists(path), f"{name} exists"):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def read_text(name: str) -> str:
+    path = os.path.join(RESULTS, name)
+    return open(path).read() if os.path.exists(path) else ""
+
+
+def finish(checker: str) -> int:
+    """The exit status: 0 when every check passed."""
+    print()
+    if failures:
+        print(f"{checker}: {len(failures)} check(s) failed")
+        return 1
+    print(f"{checker}: all checks passed")
+    return 0
