@@ -22,8 +22,10 @@ public struct BLESensorSource: LiveSource {
     public var connectTimeout: Double = 20
     /// How often a battery that does not notify is read.
     public var batteryPollSeconds: Double = 600
-    /// Waits between failed attempts: short, because the attempt itself waits for the sensor.
-    public var backoff = Backoff(initial: 0.5, maximum: 5)
+    /// Waits between failed attempts: short, because an attempt itself waits (in the kernel's
+    /// passive scan) for the sensor to advertise; a long pause would be time a returning strap
+    /// goes unheard.
+    public var backoff = Backoff(initial: 0.5, maximum: 1)
     /// Opens the ATT bearer to the sensor: an L2CAP socket through the kernel in the pack; tests
     /// on a machine without Bluetooth put a socket pair here.
     public var connect:
