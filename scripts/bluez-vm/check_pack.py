@@ -18,7 +18,9 @@ with what the virtual peripherals sent (sent.jsonl, host clock), for issue 4's a
     (no invented value), marked by gap and link events, and heart rate resumes within 5 s of
     the strap's return; the same for the footpod;
   * malformed notifications (truncated, flags promising more bytes than sent, empty) arrived,
-    were counted as rejected and logged at debug level, never recorded, and handoffd kept going.
+    were counted as rejected and logged at debug level, never recorded, and handoffd kept going;
+  * the kernel created every link with the LE defaults handoffd set through mgmt (intervals up
+    to 1 s, so that straps' parameter requests are accepted; a 4 s supervision timeout).
 """
 
 import json
@@ -95,6 +97,15 @@ check(hr_pair.get("battery_percent") is not None and hr_pair.get("model") is not
 HR, POD = hr_pair.get("address"), pod_pair.get("address")
 check(len(sensors) == 2 and all(s.get("link") == "connected" for s in sensors),
       "handoff sensors lists both, connected")
+
+# --- The connection parameters handoffd set (hw/bluetooth.md: why straps drop) -----------------
+# Every LE Create Connection the kernel sent (btmon's decoding, hci.txt) allows intervals up to
+# 1 s, so the kernel accepts a strap's requests for long intervals, and a 4 s supervision timeout.
+hci_text = read_text("hci.txt")
+creates = hci_text.split("HCI Command: LE Create Conn")[1:]
+check(len(creates) >= 2 and all("Max connection interval: 1000.00 msec" in c.split("HCI Event")[0]
+                                and "Supervision timeout: 4000 msec" in c.split("HCI Event")[0] for c in creates),
+      f"all {len(creates)} LE Create Connection commands carry handoffd's defaults (max interval 1 s, supervision 4 s)")
 
 # --- What was sent, what the pack took -----------------------------------------------------------
 sent_hr = [e for e in sent if e.get("device") == "hr" and "hex" in e]
