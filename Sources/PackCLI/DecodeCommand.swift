@@ -13,9 +13,16 @@ public struct Decode: AsyncParsableCommand {
               handoff decode rsc 02 00 05 50 ff ff 00 01
               handoff decode nmea < gps.log         one fix per receiver epoch
               handoff decode nmea --json < gps.log  the same as JSON, with gpsd's TPV names
+              handoff decode hxm < hxm.dat          a Zephyr HxM's RFCOMM stream, one frame per line
+              handoff decode polar < wearlink.dat   a Polar WearLink+ stream
+              handoff decode polar FE08F706F1480364 bytes in hex
             hrm and rsc: without bytes on the command line, each line of standard input is one input
             in hex. Inputs that cannot be decoded print {"error":…,"input":…} in their place, and
             the exit status is 1.
+            hxm and polar: standard input is the strap's raw byte stream, read as it comes (or the
+            bytes in hex on the command line). Each frame prints as JSON with its offset in the
+            stream; standard error says how many frames were found and how many bytes were
+            skipped or failed their check. The exit status is 1 when no frame was found.
             nmea: standard input is a receiver's raw output (sentences split anyhow, noise and binary
             between them); it prints one fix per epoch, and on standard error how many sentences
             were used, skipped (proprietary, unread types) and rejected, with the last reason. The
@@ -23,10 +30,10 @@ public struct Decode: AsyncParsableCommand {
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case hrm, rsc, nmea
+        case hrm, rsc, nmea, hxm, polar
     }
 
-    @Argument(help: "What to decode: hrm (0x2A37), rsc (0x2A53) or nmea.")
+    @Argument(help: "What to decode: hrm (0x2A37), rsc (0x2A53), nmea, hxm (Zephyr) or polar (WearLink+).")
     var kind: Kind
 
     @Argument(help: "The bytes in hex (hrm, rsc) or one sentence (nmea); standard input when absent.")
@@ -38,9 +45,10 @@ public struct Decode: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        if kind == .nmea {
-            try decodeNMEA()
-            return
+        switch kind {
+        case .nmea: return try decodeNMEA()
+        case .hxm, .polar: return try decodeStrapStream()
+        case .hrm, .rsc: break
         }
         var failed = 0
         let inputs: AnySequence<String> =
@@ -72,6 +80,8 @@ public struct Decode: AsyncParsableCommand {
             case .rsc:
                 let m = try RSCMeasurement(decoding: try Hex.decode(text))
                 return .success(try ControlJSON.encode(RSCJSON(m)))
+            case .hxm, .polar:
+                throw DecodeFailure(message: "\(kind) decodes a byte stream")
             case .nmea:
                 var decoder = NMEADecoder()
                 var fixes: [GNSSFix] = []

@@ -57,6 +57,37 @@ struct CLITests {
         #expect(result.stderr.contains("rejected 1") && result.stderr.contains("checksum"))
     }
 
+    @Test(
+        "decode hxm prints every frame of the real HxM stream with its offset and RR intervals",
+        .enabled(if: Fixtures.available))
+    func decodeHxM() throws {
+        let stream = try Fixtures.data("rfcomm/zephyr-hxm/120-second-bt-stream-hxm.dat")
+        let result = try handoff(["decode", "hxm"], stdinBytes: stream)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 142)
+        let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as! [String: Any]
+        #expect(second["offset"] as? Int == 60)
+        #expect(second["hr_bpm"] as? Int == 67 && second["beat_number"] as? Int == 102)
+        #expect(second["rr_ms"] as? [Int] == [884], "19415 − 18531 ms")
+        #expect(second["distance_m"] as? Double == 75.3125 && second["battery_pct"] as? Int == 100)
+        #expect(result.stderr.contains("142 frames in 8521 bytes; skipped 0 bytes"))
+    }
+
+    @Test("decode polar realigns after invalid bytes, and fails on a stream without a packet")
+    func decodePolar() throws {
+        let stream = try Hex.decode("04020402FE08F701D1001104FE08F7")  // ends inside a packet
+        let result = try handoff(["decode", "polar"], stdinBytes: Data(stream))
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"hr_bpm":0,"offset":4,"rr_ms":[4356],"sequence":1,"status":209}"# + "\n")
+        #expect(result.stderr.contains("1 packets in 15 bytes; skipped 4 bytes"))
+        let none = try handoff(["decode", "polar", "0102030405"])
+        #expect(none.status == 1 && none.stdout.isEmpty)
+        #expect(none.stderr.contains("0 packets in 5 bytes"))
+        let notHex = try handoff(["decode", "hxm", "zz"])
+        #expect(notHex.status != 0 && notHex.stderr.contains("must be hex"))
+    }
+
     @Test("simulate writes a capture the codec reads, with the truth in its header")
     func simulate() throws {
         let dir = try TemporaryDirectory()

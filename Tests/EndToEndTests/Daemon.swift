@@ -86,9 +86,10 @@ struct DaemonFailure: Error, CustomStringConvertible {
 }
 
 /// Runs the `handoff` CLI.
-func handoff(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult
-{
-    try runProcess(Products.url("handoff"), arguments, environment: environment, stdin: stdin)
+func handoff(
+    _ arguments: [String], stdin: String? = nil, stdinBytes: Data? = nil, environment: [String: String]? = nil
+) throws -> ProcessResult {
+    try runProcess(Products.url("handoff"), arguments, environment: environment, stdin: stdin, stdinBytes: stdinBytes)
 }
 
 /// The committed demo capture.

@@ -1,6 +1,7 @@
 import HandoffModel
 import Recorder
 import SensorCodecs
+import TestSupport
 import Testing
 
 @Suite("Recorder: distance from GPS and footpod")

@@ -27,7 +27,7 @@ public struct ProcessResult: Sendable {
 /// Runs an executable to completion, with its output captured.
 public func runProcess(
     _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
-    timeout: TimeInterval = 120
+    stdinBytes: Data? = nil, timeout: TimeInterval = 120
 ) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
@@ -41,6 +41,7 @@ public func runProcess(
     process.standardInput = input
     try process.run()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    if let stdinBytes { input.fileHandleForWriting.write(stdinBytes) }
     try? input.fileHandleForWriting.close()
     // Read both pipes concurrently so a chatty child cannot block on a full pipe.
     let group = DispatchGroup()
