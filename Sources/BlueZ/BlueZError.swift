@@ -21,6 +21,14 @@ public enum BlueZError: Error, Hashable, Sendable, CustomStringConvertible {
     case connectTimedOut(address: String, seconds: Double)
     /// A connection attempt failed with `errno`.
     case connectFailed(address: String, errno: Int32)
+    /// A classic (BR/EDR) connection attempt failed with `errno`.
+    case classicConnectFailed(address: String, errno: Int32)
+    /// An established link ended (`errno` says how).
+    case linkLost(errno: Int32)
+    /// The device's SDP server sent something we could not use.
+    case sdp(address: String, SDP.Failure)
+    /// The device has no Serial Port service with an RFCOMM channel.
+    case noSerialPort(address: String, records: Int)
     /// Stopped by the caller.
     case cancelled
 
@@ -44,7 +52,42 @@ public enum BlueZError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(address) did not answer within \(Int(seconds)) s: is it awake, in range (a strap wakes when worn or its contacts are wet), and not connected to a phone or watch?"
         case .connectFailed(let address, let code):
             "could not connect to \(address): \(Self.connectReason(code))"
+        case .classicConnectFailed(let address, let code):
+            "could not connect to \(address): \(Self.classicConnectReason(code))"
+        case .linkLost(let code): Self.linkLostReason(code)
+        case .sdp(let address, let failure): "service discovery on \(address) failed: \(failure)"
+        case .noSerialPort(let address, let records):
+            "\(address) offers no Serial Port service (\(records) record\(records == 1 ? "" : "s") found): is it a classic heart-rate strap? Set its RFCOMM channel with `handoff pair ADDRESS --as … --channel N` if you know it"
         case .cancelled: "cancelled"
+        }
+    }
+
+    /// Why a classic connection failed, and what to do.
+    static func classicConnectReason(_ code: Int32) -> String {
+        switch code {
+        case EHOSTDOWN, ETIMEDOUT:
+            "it did not answer (page timeout): wear the strap (it sleeps while its contacts are dry), keep it near the pack, and disconnect it from any phone"
+        case ECONNREFUSED:
+            "it refused the RFCOMM channel: the channel may have changed; pair again so that it is looked up by SDP"
+        case EACCES, EPERM:
+            "authentication failed: wrong PIN, or the strap forgot the pairing; pair again (`handoff pair ADDRESS --as … --pin PIN`)"
+        case ECONNRESET, ECONNABORTED: "it closed the connection (busy with another device?)"
+        case EBUSY, EALREADY: "the adapter is busy with another connection attempt; try again"
+        case ENETDOWN, ENODEV: "the adapter went down"
+        default: String(cString: strerror(code))
+        }
+    }
+
+    /// How an established link ended.
+    static func linkLostReason(_ code: Int32) -> String {
+        switch code {
+        case ETIMEDOUT: "the link timed out (supervision timeout: the strap went out of range or off)"
+        case ECONNRESET: "the strap closed the connection"
+        case ECONNABORTED: "the Bluetooth adapter went down or was reset"
+        case EHOSTDOWN, EHOSTUNREACH: "the strap is unreachable"
+        case ENETDOWN, ENODEV: "the Bluetooth adapter went down"
+        case EACCES: "the link's security was refused (pairing failed)"
+        default: "the link ended: \(String(cString: strerror(code)))"
         }
     }
 

@@ -51,7 +51,7 @@ public final class ManagementSocket {
             packet.append(UInt8(v >> 8))
         }
         packet += parameters
-        let (written, code) = retryingEINTR { packet.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+        let (written, code) = retryingEINTR { packet.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
         guard written == packet.count else { throw .system(call: "write(mgmt)", errno: code) }
         let deadline = LEScanner.monotonicSeconds() + 2
         while true {
@@ -70,6 +70,33 @@ public final class ManagementSocket {
             let answered = UInt16(buffer[6]) | UInt16(buffer[7]) << 8
             if (event == 0x0001 || event == 0x0002) && answered == opcode.rawValue { return buffer[8] }
         }
+    }
+
+    /// Writes a command without waiting for its answer (replies to pairing requests, whose
+    /// Command Complete the event loop reads and ignores).
+    public func write(opcode: UInt16, index: UInt16, _ parameters: [UInt8]) throws(BlueZError) {
+        var packet: [UInt8] = []
+        for v in [opcode, index, UInt16(parameters.count)] {
+            packet.append(UInt8(v & 0xFF))
+            packet.append(UInt8(v >> 8))
+        }
+        packet += parameters
+        let (written, code) = retryingEINTR { packet.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        guard written == packet.count else { throw .system(call: "write(mgmt)", errno: code) }
+    }
+
+    /// The next event within `timeout` seconds: its code, controller index and parameters.
+    public func nextEvent(timeout: Double) throws(BlueZError) -> (code: UInt16, index: UInt16, parameters: [UInt8])? {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, Int32(max(0, timeout) * 1000)) > 0 else { return nil }
+        let (count, code) = retryingEINTR { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+        guard count >= 0 else { throw .system(call: "read(mgmt)", errno: code) }
+        guard count >= 6 else { return nil }
+        let length = min(Int(UInt16(buffer[4]) | UInt16(buffer[5]) << 8), count - 6)
+        return (
+            UInt16(buffer[0]) | UInt16(buffer[1]) << 8, UInt16(buffer[2]) | UInt16(buffer[3]) << 8,
+            Array(buffer[6..<(6 + length)])
+        )
     }
 
     /// LE connection defaults (Set Default System Configuration, TLV types 0x0017–0x001A): the
