@@ -21,6 +21,11 @@ public struct PayloadKind: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// A pedometer's running step count (a decimal integer, as text): a hardware step counter's
     /// register or the steps our detector found in accelerometer samples.
     public static let steps = Self(rawValue: "steps")
+    /// One Zephyr HxM General Data frame (60 bytes, STX to ETX) from a classic strap's RFCOMM
+    /// stream, as bytes.
+    public static let zephyrHxM = Self(rawValue: "hxm")
+    /// One Polar WearLink+ packet from a classic strap's RFCOMM stream, as bytes.
+    public static let polarWearLink = Self(rawValue: "polar")
 
     public var description: String { rawValue }
 }

@@ -75,9 +75,18 @@ public struct SensorDescriptor: Hashable, Sendable, Codable {
 public struct PairedSensor: Hashable, Sendable, Codable {
     /// Its address, which is also its sensor id.
     public var address: String
-    /// `public` or `random` (an LE address type), as it advertised.
+    /// `public` or `random` (an LE address type), as it advertised, or `bredr` for a classic
+    /// strap.
     public var addressType: String
     public var kind: SensorKind
+    /// A classic strap's protocol (`polar-wearlink`, `zephyr-hxm`); `nil` for a BLE sensor,
+    /// whose GATT service says what it is.
+    public var profile: String?
+    /// A classic strap's RFCOMM channel when set by hand; `nil` to look it up by SDP on each
+    /// connection (straps may move it after a firmware update).
+    public var rfcommChannel: Int?
+    /// The PIN a classic strap asks for in legacy pairing.
+    public var pin: String?
     public var name: String?
     public var manufacturer: String?
     public var model: String?
@@ -93,11 +102,15 @@ public struct PairedSensor: Hashable, Sendable, Codable {
     public init(
         address: String, addressType: String, kind: SensorKind, name: String? = nil, manufacturer: String? = nil,
         model: String? = nil, firmware: String? = nil, serialNumber: String? = nil, location: String? = nil,
-        batteryPercent: Int? = nil, pairedWallNanoseconds: Int64, lastSeenWallNanoseconds: Int64? = nil
+        batteryPercent: Int? = nil, pairedWallNanoseconds: Int64, lastSeenWallNanoseconds: Int64? = nil,
+        profile: String? = nil, rfcommChannel: Int? = nil, pin: String? = nil
     ) {
         self.address = address
         self.addressType = addressType
         self.kind = kind
+        self.profile = profile
+        self.rfcommChannel = rfcommChannel
+        self.pin = pin
         self.name = name
         self.manufacturer = manufacturer
         self.model = model
@@ -112,6 +125,11 @@ public struct PairedSensor: Hashable, Sendable, Codable {
     public var id: SensorID { SensorID(address) }
 
     public var descriptor: SensorDescriptor {
-        SensorDescriptor(id: id, kind: kind, name: name, address: address, transport: "ble")
+        SensorDescriptor(id: id, kind: kind, name: name, address: address, transport: isClassic ? "rfcomm" : "ble")
+    }
+
+    /// A classic (BR/EDR) strap read over RFCOMM.
+    public var isClassic: Bool {
+        addressType == "bredr"
     }
 }

@@ -5,13 +5,20 @@ import PackControl
 public struct Scan: ParsableCommand {
     public static let configuration = CommandConfiguration(
         abstract: "List the Bluetooth LE devices advertising nearby, sensors first.",
-        discussion: "Wake a strap by wearing it (or wetting its contacts) and a footpod by walking a few steps first.")
+        discussion: """
+            Wake a strap by wearing it (or wetting its contacts) and a footpod by walking a few steps first.
+            --classic runs a classic Bluetooth inquiry instead, for the older straps that connect over RFCOMM
+            (Polar WearLink+, Zephyr HxM): it lists name, address and class of device.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
 
     @Option(help: "How long to listen, 1 to 60 seconds.")
     var seconds = 10
+
+    @Flag(help: "Look for classic (BR/EDR) straps by inquiry instead of BLE advertisements.")
+    var classic = false
 
     public init() {}
 
@@ -20,11 +27,15 @@ public struct Scan: ParsableCommand {
     }
 
     public func run() throws {
-        if !output.json { Output.error("scanning for \(seconds) s…") }
+        if !output.json {
+            Output.error(classic ? "inquiring for \(seconds) s, then asking names…" : "scanning for \(seconds) s…")
+        }
         let report: ScanReport
         do {
-            report = try connection.client(timeout: seconds + 15).send(
-                ControlRequest(command: "scan", seconds: Double(seconds)), expecting: ScanReport.self)
+            // An inquiry is followed by a name request (up to 5 s) for each device that sent none.
+            report = try connection.client(timeout: seconds + (classic ? 60 : 15)).send(
+                ControlRequest(command: "scan", seconds: Double(seconds), classic: classic ? true : nil),
+                expecting: ScanReport.self)
         } catch {
             throw Output.fail(error, json: output.json)
         }
@@ -32,6 +43,7 @@ public struct Scan: ParsableCommand {
             try Output.printJSON(report.devices)
             return
         }
+        if classic { return printClassic(report) }
         guard !report.devices.isEmpty else {
             Output.print(
                 "Nothing advertised within \(seconds) s. Is the sensor awake and not connected to a phone or watch?")
@@ -48,6 +60,28 @@ public struct Scan: ParsableCommand {
         if report.devices.contains(where: \.paired) { Output.print("* paired") }
         if let sensor = report.devices.first(where: { $0.kind != nil && !$0.paired }) {
             Output.print("Pair one with `handoff pair \"\(sensor.name ?? sensor.address)\"`.")
+        }
+    }
+
+    func printClassic(_ report: ScanReport) {
+        guard !report.devices.isEmpty else {
+            Output.print(
+                "No classic device answered within \(seconds) s. Wear the strap (it wakes with skin contact) and make sure no phone holds it."
+            )
+            return
+        }
+        var rows = [["NAME", "ADDRESS", "CLASS", "RSSI", "PROTOCOL"]]
+        for d in report.devices {
+            rows.append([
+                (d.name ?? "(no name)") + (d.paired ? " *" : ""), d.address, d.classOfDevice ?? "",
+                d.rssi.map { "\($0) dBm" } ?? "", d.profile ?? "-",
+            ])
+        }
+        Output.print(Output.table(rows))
+        if report.devices.contains(where: \.paired) { Output.print("* paired") }
+        if let strap = report.devices.first(where: { !$0.paired }) {
+            Output.print(
+                "Pair one with `handoff pair \(strap.address) --as \(strap.profile ?? "polar-wearlink|zephyr-hxm")`.")
         }
     }
 
@@ -69,18 +103,39 @@ public struct Pair: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
 
-    @Argument(help: "The sensor's address (F0:12:34:56:78:9A) or advertised name (`handoff scan` lists them).")
+    @Argument(
+        help:
+            "The sensor's address (F0:12:34:56:78:9A) or advertised name (`handoff scan` lists them); a classic strap's address (`handoff scan --classic`)."
+    )
     var sensor: String
 
-    @Option(name: .customLong("as"), help: "What to use it as: hr, footpod or bike (default: what it offers).")
+    @Option(
+        name: .customLong("as"),
+        help:
+            "What to use it as: hr, footpod or bike (default: what it offers); polar-wearlink or zephyr-hxm for a classic strap."
+    )
     var kind: String?
+
+    @Option(help: "Classic straps: the RFCOMM channel (default: ask the strap by SDP each time).")
+    var channel: Int?
+
+    @Option(help: "Classic straps: the PIN it asks for (default 0000 for Polar, 1234 for Zephyr).")
+    var pin: String?
 
     public init() {}
 
+    static let classicProfiles = ["polar-wearlink", "zephyr-hxm"]
+
     public func validate() throws {
-        if let kind, !["hr", "footpod", "bike"].contains(kind) {
-            throw ValidationError("--as takes hr, footpod or bike")
+        if let kind, !(["hr", "footpod", "bike"] + Self.classicProfiles).contains(kind) {
+            throw ValidationError("--as takes hr, footpod or bike, or polar-wearlink or zephyr-hxm for a classic strap")
         }
+        let classic = kind.map(Self.classicProfiles.contains) ?? false
+        if !classic, channel != nil || pin != nil {
+            throw ValidationError("--channel and --pin are for classic straps (--as polar-wearlink or zephyr-hxm)")
+        }
+        if let channel, !(1...30).contains(channel) { throw ValidationError("--channel must be 1 to 30") }
+        if let pin, pin.isEmpty || pin.utf8.count > 16 { throw ValidationError("--pin must be 1 to 16 characters") }
     }
 
     public func run() throws {
@@ -88,7 +143,8 @@ public struct Pair: ParsableCommand {
         let report: PairedSensorReport
         do {
             report = try connection.client(timeout: 75).send(
-                ControlRequest(command: "pair", target: sensor, kind: kind), expecting: PairedSensorReport.self)
+                ControlRequest(command: "pair", target: sensor, kind: kind, channel: channel, pin: pin),
+                expecting: PairedSensorReport.self)
         } catch {
             throw Output.fail(error, json: output.json)
         }
@@ -96,7 +152,8 @@ public struct Pair: ParsableCommand {
             try Output.printJSON(report)
         } else {
             Output.print(
-                "Paired \(report.name ?? report.address) (\(report.address)) as \(Scan.kindName(report.kind)).")
+                "Paired \(report.name ?? report.address) (\(report.address)) as \(report.profile ?? Scan.kindName(report.kind))."
+            )
             Output.print(Sensors.details(report))
         }
     }
@@ -148,6 +205,9 @@ public struct Sensors: ParsableCommand {
         if !device.isEmpty { rows.append(["device", device + (r.firmware.map { ", firmware \($0)" } ?? "")]) }
         if let location = r.location { rows.append(["worn on", location]) }
         if let battery = r.batteryPercent { rows.append(["battery", "\(battery) %"]) }
+        if let profile = r.profile {
+            rows.append(["protocol", profile + ", RFCOMM channel " + (r.rfcommChannel.map(String.init) ?? "from SDP")])
+        }
         rows.append(["link", r.link])
         return Output.table(rows.map { ["  " + $0[0], $0[1]] })
     }

@@ -12,15 +12,25 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var seconds: Double?
     /// `pair`: an address or an advertised name.
     public var target: String?
-    /// `pair`: `hr`, `footpod` or `bike` (what the sensor offers when absent).
+    /// `pair`: `hr`, `footpod` or `bike` (what the sensor offers when absent), or a classic
+    /// strap's protocol, `polar-wearlink` or `zephyr-hxm`.
     public var kind: String?
     /// `forget`, `sensor`: a paired sensor's address or name.
     public var sensor: String?
+    /// `scan`: a classic (BR/EDR) inquiry instead of an LE scan.
+    public var classic: Bool?
+    /// `pair` (classic): the RFCOMM channel, when SDP should not be asked.
+    public var channel: Int?
+    /// `pair` (classic): the PIN the strap asks for, when not its maker's default.
+    public var pin: String?
 
     public init(
         command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
-        kind: String? = nil, sensor: String? = nil
+        kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil
     ) {
+        self.classic = classic
+        self.channel = channel
+        self.pin = pin
         self.command = command
         self.run = run
         self.limit = limit

@@ -358,16 +358,23 @@ public struct ScannedDeviceReport: Codable, Hashable, Sendable {
     public var txPower: Int?
     /// Already paired with this pack.
     public var paired: Bool
+    /// Classic devices: the Class of Device, as hex and words.
+    public var classOfDevice: String?
+    /// Classic devices: the strap protocol its name suggests (`polar-wearlink`, `zephyr-hxm`).
+    public var profile: String?
 
     enum CodingKeys: String, CodingKey {
-        case name, address, kind, rssi, services, connectable, appearance, paired
-        case addressType = "address_type", txPower = "tx_power"
+        case name, address, kind, rssi, services, connectable, appearance, paired, profile
+        case addressType = "address_type", txPower = "tx_power", classOfDevice = "class_of_device"
     }
 
     public init(
         name: String?, address: String, addressType: String, kind: String?, rssi: Int?, services: [String],
-        connectable: Bool, appearance: Int?, txPower: Int?, paired: Bool
+        connectable: Bool, appearance: Int?, txPower: Int?, paired: Bool, classOfDevice: String? = nil,
+        profile: String? = nil
     ) {
+        self.classOfDevice = classOfDevice
+        self.profile = profile
         self.name = name
         self.address = address
         self.addressType = addressType
@@ -423,18 +430,25 @@ public struct PairedSensorReport: Codable, Hashable, Sendable {
     public var lastSeenS: Double?
     /// `connected`, `disconnected` or `connecting` (not heard from since `handoffd` started).
     public var link: String
+    /// A classic strap's protocol (`polar-wearlink`, `zephyr-hxm`).
+    public var profile: String?
+    /// A classic strap's RFCOMM channel when set by hand (else SDP finds it on each connection).
+    public var rfcommChannel: Int?
 
     enum CodingKeys: String, CodingKey {
-        case id, address, kind, name, manufacturer, model, firmware, location, paired, link
+        case id, address, kind, name, manufacturer, model, firmware, location, paired, link, profile
         case addressType = "address_type", serialNumber = "serial_number", batteryPercent = "battery_percent"
-        case lastSeen = "last_seen", lastSeenS = "last_seen_s"
+        case lastSeen = "last_seen", lastSeenS = "last_seen_s", rfcommChannel = "rfcomm_channel"
     }
 
     public init(
         id: String, address: String, addressType: String, kind: String, name: String?, manufacturer: String?,
         model: String?, firmware: String?, serialNumber: String?, location: String?, batteryPercent: Int?,
-        paired: String, lastSeen: String?, lastSeenS: Double?, link: String
+        paired: String, lastSeen: String?, lastSeenS: Double?, link: String, profile: String? = nil,
+        rfcommChannel: Int? = nil
     ) {
+        self.profile = profile
+        self.rfcommChannel = rfcommChannel
         self.id = id
         self.address = address
         self.addressType = addressType

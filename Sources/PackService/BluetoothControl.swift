@@ -15,6 +15,7 @@ struct BluetoothControl: Sendable {
     let database: PackDatabase
     let runner: SourceRunner
     let configuration: PackConfiguration
+    let pins: ClassicPINs
     let logger: Logger
 
     /// The sources for the paired sensors, at start-up.
@@ -22,14 +23,19 @@ struct BluetoothControl: Sendable {
         try database.pairedSensors().map { source(for: $0, configuration) }
     }
 
-    static func source(for sensor: PairedSensor, _ c: PackConfiguration) -> BLESensorSource {
-        BLESensorSource(sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout)
+    static func source(for sensor: PairedSensor, _ c: PackConfiguration) -> any LiveSource {
+        if sensor.isClassic {
+            return ClassicStrapSource(
+                sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout)
+        }
+        return BLESensorSource(sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout)
     }
 
-    func scan(seconds: Double) async throws(ControlError) -> ScanReport {
+    func scan(seconds: Double, classic: Bool = false) async throws(ControlError) -> ScanReport {
         guard (1...60).contains(seconds) else {
             throw ControlError(code: "bad_request", message: "scan for 1 to 60 seconds")
         }
+        if classic { return try await inquire(seconds: seconds) }
         let adapter = configuration.bluetoothAdapter
         let result = await offPool { () -> Result<(found: [BLEPairing.Found], sharedKernelScan: Bool), BlueZError> in
             do throws(BlueZError) { return .success(try BLEPairing.scan(adapter: adapter, seconds: seconds)) } catch {
@@ -54,11 +60,120 @@ struct BluetoothControl: Sendable {
         }
     }
 
-    func pair(target: String, kind kindName: String?) async throws(ControlError) -> PairedSensorReport {
+    /// `scan --classic`: an inquiry, then names; straps first.
+    func inquire(seconds: Double) async throws(ControlError) -> ScanReport {
+        let adapterName = configuration.bluetoothAdapter
+        let result = await offPool { () -> Result<[InquiryResult], BlueZError> in
+            do throws(BlueZError) {
+                let adapter = try BluetoothAdapter.findUp(adapterName)
+                return .success(try ClassicScanner.inquire(adapter: adapter, seconds: seconds))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let paired = Set((try? database.pairedSensors())?.map(\.address) ?? [])
+        switch result {
+        case .failure(let error): throw Self.controlError(error)
+        case .success(let found):
+            let devices = found.map { d in
+                let profile = Self.classicProfile(name: d.name, classOfDevice: d.classOfDevice)
+                return ScannedDeviceReport(
+                    name: d.name, address: d.address.description, addressType: "bredr",
+                    kind: profile == nil ? nil : SensorKind.heartRate.rawValue, rssi: d.rssi.map(Int.init),
+                    services: d.serviceUUIDs.map(\.description), connectable: true, appearance: nil, txPower: nil,
+                    paired: paired.contains(d.address.description), classOfDevice: d.classOfDevice.description,
+                    profile: profile?.rawValue)
+            }
+            return ScanReport(
+                seconds: seconds, adapter: adapterName,
+                devices: devices.filter { $0.profile != nil } + devices.filter { $0.profile == nil },
+                sharedKernelScan: false)
+        }
+    }
+
+    /// The strap protocol a classic device's name suggests: Zephyr names its straps HXM and six
+    /// digits; Polar's WearLink+ calls itself "Polar iWL" or "Polar WearLink".
+    static func classicProfile(name: String?, classOfDevice: ClassOfDevice) -> ClassicStrapProfile? {
+        guard let name = name?.lowercased() else { return nil }
+        if name.hasPrefix("hxm") { return .zephyrHxM }
+        if name.hasPrefix("polar") { return .polarWearLink }
+        return nil
+    }
+
+    /// `pair ADDRESS --as polar-wearlink|zephyr-hxm`.
+    func pairClassic(
+        target: String, profile: ClassicStrapProfile, channel: Int?, pin: String?
+    ) async throws(ControlError) -> PairedSensorReport {
+        guard let address = BluetoothAddress(target) else {
+            throw ControlError(
+                code: "bad_request",
+                message: "pair a classic strap by its address (`handoff scan --classic` lists them), not \"\(target)\"")
+        }
+        if let channel, !(1...30).contains(channel) {
+            throw ControlError(code: "bad_request", message: "an RFCOMM channel is 1 to 30, not \(channel)")
+        }
+        if let existing = try? database.pairedSensors().first(where: { $0.matches(target) }) {
+            runner.stop(existing.id)
+        }
+        let adapter = configuration.bluetoothAdapter
+        let timeout = configuration.bluetoothConnectTimeout
+        let now = PackClock.wall().nanosecondsSinceEpoch
+        // Answer the kernel's PIN request for this strap while it pairs.
+        let usedPIN = pin ?? profile.defaultPIN
+        pins.set(address.description, pin: usedPIN)
+        let result = await offPool { () -> Result<PairedSensor, ClassicPairing.Failure> in
+            do throws(ClassicPairing.Failure) {
+                return .success(
+                    try ClassicPairing.pair(
+                        address: address, profile: profile, channel: channel.map(UInt8.init), pin: usedPIN,
+                        adapter: adapter, timeout: timeout, now: now))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let sensor: PairedSensor
+        switch result {
+        case .failure(let failure):
+            if (try? database.pairedSensors().contains { $0.address == address.description }) != true {
+                pins.remove(address.description)
+            }
+            if case .bluetooth(let error) = failure { throw Self.controlError(error) }
+            throw ControlError(code: "pair_failed", message: failure.description)
+        case .success(let s): sensor = s
+        }
+        return try await adopt(sensor)
+    }
+
+    /// Saves a newly paired sensor and starts following it.
+    private func adopt(_ sensor: PairedSensor) async throws(ControlError) -> PairedSensorReport {
+        do { try database.savePairedSensor(sensor) } catch {
+            throw ControlError(code: "journal", message: "the sensor could not be saved: \(error)")
+        }
+        await engine.registerPaired(sensor)
+        runner.start(Self.source(for: sensor, configuration))
+        logger.info(
+            "Paired \(sensor.name ?? sensor.address) as \(sensor.profile ?? sensor.kind.rawValue)",
+            metadata: ["sensor.id": "\(sensor.id)", "battery": "\(sensor.batteryPercent.map(String.init) ?? "?")"])
+        return await report(sensor)
+    }
+
+    func pair(
+        target: String, kind kindName: String?, channel: Int? = nil, pin: String? = nil
+    ) async throws(ControlError) -> PairedSensorReport {
+        if let kindName, let profile = ClassicStrapProfile(rawValue: kindName) {
+            return try await pairClassic(target: target, profile: profile, channel: channel, pin: pin)
+        }
+        if channel != nil || pin != nil {
+            throw ControlError(
+                code: "bad_request",
+                message: "channel and pin are for classic straps (--as polar-wearlink or zephyr-hxm)")
+        }
         var kind: SensorKind?
         if let kindName {
             guard let k = BLEProfile.kind(named: kindName) else {
-                throw ControlError(code: "bad_request", message: "--as takes hr, footpod or bike, not \"\(kindName)\"")
+                throw ControlError(
+                    code: "bad_request",
+                    message: "--as takes hr, footpod or bike, or polar-wearlink or zephyr-hxm, not \"\(kindName)\"")
             }
             kind = k
         }
@@ -93,15 +208,7 @@ struct BluetoothControl: Sendable {
             throw ControlError(code: "pair_failed", message: failure.description)
         case .success(let s): sensor = s
         }
-        do { try database.savePairedSensor(sensor) } catch {
-            throw ControlError(code: "journal", message: "the sensor could not be saved: \(error)")
-        }
-        await engine.registerPaired(sensor)
-        runner.start(Self.source(for: sensor, configuration))
-        logger.info(
-            "Paired \(sensor.name ?? sensor.address) as \(sensor.kind)",
-            metadata: ["sensor.id": "\(sensor.id)", "battery": "\(sensor.batteryPercent.map(String.init) ?? "?")"])
-        return await report(sensor)
+        return try await adopt(sensor)
     }
 
     func sensors() async throws(ControlError) -> [PairedSensorReport] {
@@ -120,6 +227,7 @@ struct BluetoothControl: Sendable {
                 code: "not_paired", message: "no paired sensor is \"\(target)\": `handoff sensors` lists them")
         }
         runner.stop(sensor.id)
+        pins.remove(sensor.address)
         let report = await report(sensor)
         do { try database.forgetPairedSensor(address: sensor.address) } catch {
             throw ControlError(code: "journal", message: "the sensor could not be forgotten: \(error)")
@@ -150,7 +258,8 @@ struct BluetoothControl: Sendable {
             batteryPercent: live?.batteryPercent ?? sensor.batteryPercent,
             paired: CivilTime(WallInstant(nanosecondsSinceEpoch: sensor.pairedWallNanoseconds)).iso8601(),
             lastSeen: lastSeen.map { CivilTime(WallInstant(nanosecondsSinceEpoch: $0)).iso8601() },
-            lastSeenS: live?.lastSeenS, link: live?.link ?? "connecting")
+            lastSeenS: live?.lastSeenS, link: live?.link ?? "connecting", profile: sensor.profile,
+            rfcommChannel: sensor.rfcommChannel)
     }
 
     static func controlError(_ error: BlueZError) -> ControlError {
@@ -159,7 +268,7 @@ struct BluetoothControl: Sendable {
             case .noBluetoothInKernel, .noAdapter: "no_adapter"
             case .adapterDown: "adapter_off"
             case .permissionDenied: "permission_denied"
-            case .connectTimedOut, .connectFailed: "out_of_range"
+            case .connectTimedOut, .connectFailed, .classicConnectFailed: "out_of_range"
             default: "bluetooth"
             }
         return ControlError(code: code, message: error.description)

@@ -152,10 +152,17 @@ enum ControlDispatcher {
             return value
         }
         switch request.command {
-        case "scan": return encode(ControlResponse(result: try await bluetooth.scan(seconds: request.seconds ?? 10)))
+        case "scan":
+            return encode(
+                ControlResponse(
+                    result: try await bluetooth.scan(seconds: request.seconds ?? 10, classic: request.classic ?? false))
+            )
         case "pair":
             let target = try need(request.target, "a sensor's address or name")
-            return encode(ControlResponse(result: try await bluetooth.pair(target: target, kind: request.kind)))
+            return encode(
+                ControlResponse(
+                    result: try await bluetooth.pair(
+                        target: target, kind: request.kind, channel: request.channel, pin: request.pin)))
         case "sensors": return encode(ControlResponse(result: try await bluetooth.sensors()))
         case "forget":
             return encode(ControlResponse(result: try await bluetooth.forget(try need(request.sensor, "a sensor"))))

@@ -80,6 +80,8 @@ public enum PackDaemon {
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         let runner = SourceRunner(logger: logger)
+        let pins = ClassicPINs(bluetooth ? (try database.pairedSensors()) : [])
+        if bluetooth { runner.start(PairingAgentSource(pins: pins)) }
         if live {
             services.append(.init(service: TickService(engine: engine)))
             services.append(.init(service: SensorService(engine: engine, runner: runner, initial: sources)))
@@ -87,7 +89,8 @@ public enum PackDaemon {
         let control =
             bluetooth
             ? BluetoothControl(
-                engine: engine, database: database, runner: runner, configuration: configuration, logger: logger) : nil
+                engine: engine, database: database, runner: runner, configuration: configuration, pins: pins,
+                logger: logger) : nil
         services.append(
             .init(
                 service: ControlServer(

@@ -8,13 +8,15 @@ extension PackDatabase {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO paired_sensor (address, address_type, kind, name, manufacturer, model,
-                        firmware, serial_number, location, battery_percent, paired_wall_ns, last_seen_wall_ns)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        firmware, serial_number, location, battery_percent, paired_wall_ns, last_seen_wall_ns,
+                        profile, rfcomm_channel, pin)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     sensor.address, sensor.addressType, sensor.kind.rawValue, sensor.name, sensor.manufacturer,
                     sensor.model, sensor.firmware, sensor.serialNumber, sensor.location, sensor.batteryPercent,
-                    sensor.pairedWallNanoseconds, sensor.lastSeenWallNanoseconds,
+                    sensor.pairedWallNanoseconds, sensor.lastSeenWallNanoseconds, sensor.profile,
+                    sensor.rfcommChannel, sensor.pin,
                 ])
         }
         try registerSensors([sensor.descriptor])
@@ -30,7 +32,8 @@ extension PackDatabase {
                     firmware: row["firmware"],
                     serialNumber: row["serial_number"], location: row["location"],
                     batteryPercent: row["battery_percent"], pairedWallNanoseconds: row["paired_wall_ns"],
-                    lastSeenWallNanoseconds: row["last_seen_wall_ns"])
+                    lastSeenWallNanoseconds: row["last_seen_wall_ns"], profile: row["profile"],
+                    rfcommChannel: row["rfcomm_channel"], pin: row["pin"])
             }
         }
     }

@@ -133,6 +133,37 @@ extension PackDatabase {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4: classic (RFCOMM) straps") { db in
+            // SQLite cannot widen a CHECK in place: copy the table into one that also takes
+            // `bredr` addresses and the classic strap's protocol, channel and PIN.
+            try db.execute(
+                sql: """
+                    CREATE TABLE paired_sensor_v4 (
+                        address TEXT PRIMARY KEY,
+                        address_type TEXT NOT NULL CHECK (address_type IN ('public', 'random', 'bredr')),
+                        kind TEXT NOT NULL,
+                        name TEXT,
+                        manufacturer TEXT,
+                        model TEXT,
+                        firmware TEXT,
+                        serial_number TEXT,
+                        location TEXT,
+                        battery_percent INTEGER CHECK (battery_percent BETWEEN 0 AND 100),
+                        paired_wall_ns INTEGER NOT NULL,
+                        last_seen_wall_ns INTEGER,
+                        profile TEXT CHECK (profile IN ('polar-wearlink', 'zephyr-hxm')),
+                        rfcomm_channel INTEGER CHECK (rfcomm_channel BETWEEN 1 AND 30),
+                        pin TEXT CHECK (length(pin) BETWEEN 1 AND 16),
+                        CHECK ((address_type = 'bredr') = (profile IS NOT NULL))
+                    ) WITHOUT ROWID;
+                    INSERT INTO paired_sensor_v4 (address, address_type, kind, name, manufacturer, model, firmware,
+                        serial_number, location, battery_percent, paired_wall_ns, last_seen_wall_ns)
+                    SELECT address, address_type, kind, name, manufacturer, model, firmware,
+                        serial_number, location, battery_percent, paired_wall_ns, last_seen_wall_ns FROM paired_sensor;
+                    DROP TABLE paired_sensor;
+                    ALTER TABLE paired_sensor_v4 RENAME TO paired_sensor;
+                    """)
+        }
         return migrator
     }
 }

@@ -9,6 +9,8 @@ public struct RunPipeline: Sendable {
     /// Each NMEA receiver's epoch assembly, and each gpsd device's TPV merging.
     private var nmea: [SensorID: NMEAFixAssembler] = [:]
     private var gpsd: [SensorID: GpsdFixMerger] = [:]
+    /// Each Zephyr HxM's last frame, whose beats the next frame's RR intervals continue.
+    private var hxm: [SensorID: HxMGeneralData] = [:]
 
     public init(configuration: RecorderConfiguration = RecorderConfiguration(), sensors: [SensorDescriptor] = []) {
         recorder = Recorder(configuration: configuration)
@@ -102,6 +104,22 @@ public struct RunPipeline: Sendable {
             do { return .value(.battery(try BatteryLevel(decoding: bytes).percent)) } catch {
                 return .rejected("battery level: \(error)")
             }
+        case (.zephyrHxM, .bytes(let bytes)):
+            var frames: [ZephyrFramer.Frame] = []
+            var framer = ZephyrFramer()
+            framer.append(bytes) { frames.append($0) }
+            guard frames.count == 1, framer.droppedBytes == 0, let packet = try? HxMGeneralData(frame: frames[0]) else {
+                return .rejected("HxM frame: not one whole General Data frame with a valid CRC (\(bytes.count) bytes)")
+            }
+            let rr = packet.newRRIntervalsMilliseconds(since: hxm[sensor])
+            hxm[sensor] = packet
+            return .value(.heartRate(Self.heartRate(Int(packet.heartRate), rrMilliseconds: rr)))
+        case (.polarWearLink, .bytes(let bytes)):
+            guard let packet = PolarWearLinkPacket(packet: bytes) else {
+                return .rejected("Polar packet: not one valid WearLink+ packet (\(bytes.count) bytes)")
+            }
+            return .value(
+                .heartRate(Self.heartRate(Int(packet.heartRate), rrMilliseconds: packet.rrIntervalsMilliseconds)))
         case (.nmea, .text(let line)):
             let report: NMEAReport
             let address: String
@@ -131,12 +149,21 @@ public struct RunPipeline: Sendable {
         case (.steps, .text(let text)):
             guard let count = Int(text), count >= 0 else { return .rejected("steps: '\(text)' is not a count") }
             return .value(.steps(count))
-        case (.heartRateMeasurement, .text), (.rscMeasurement, .text), (.cscMeasurement, .text), (.batteryLevel, .text):
+        case (.heartRateMeasurement, .text), (.rscMeasurement, .text), (.cscMeasurement, .text), (.batteryLevel, .text),
+            (.zephyrHxM, .text), (.polarWearLink, .text):
             return .rejected("\(kind) payload must be bytes (\"hex\"), not text")
         case (.nmea, .bytes), (.gpsd, .bytes), (.steps, .bytes):
             return .rejected("\(kind) payload must be text, not bytes")
         default:
             return .skipped
         }
+    }
+
+    /// A classic strap's reading as the Heart Rate Measurement the recorder takes: RR intervals
+    /// from milliseconds to the GATT unit of 1/1024 s (rounded: at most 0.5/1024 s off).
+    static func heartRate(_ bpm: Int, rrMilliseconds: [UInt16]) -> HeartRateMeasurement {
+        HeartRateMeasurement(
+            heartRate: UInt16(bpm), valueFormat: .uint8, sensorContact: .notSupported, energyExpendedKilojoules: nil,
+            rrIntervals1024ths: rrMilliseconds.map { UInt16(min(65_535, (Double($0) * 1.024).rounded())) })
     }
 }

@@ -104,11 +104,15 @@ public struct HxMGeneralData: Hashable, Sendable {
 
     /// RR intervals (ms) of the beats that are new since `previous`, oldest first: the
     /// differences of consecutive beat timestamps, taken modulo 65 536. At most 14 (the packet
-    /// holds 15 timestamps); none for the first packet.
+    /// holds 15 timestamps); none for the first packet, and none when the beats do not continue
+    /// `previous` (the strap restarted its counters, or the frames are not consecutive).
     public func newRRIntervalsMilliseconds(since previous: HxMGeneralData?) -> [UInt16] {
         guard let previous else { return [] }
-        let newBeats = min(14, Int(heartBeatNumber &- previous.heartBeatNumber))
-        guard newBeats > 0 else { return [] }
+        let counted = Int(heartBeatNumber &- previous.heartBeatNumber)
+        guard counted > 0 else { return [] }
+        // The last beat `previous` knew must sit right behind the new ones, when it is still listed.
+        if counted < 15, heartBeatTimestamps[counted] != previous.heartBeatTimestamps[0] { return [] }
+        let newBeats = min(14, counted)
         var intervals: [UInt16] = []
         for i in stride(from: newBeats - 1, through: 0, by: -1) {
             intervals.append(heartBeatTimestamps[i] &- heartBeatTimestamps[i + 1])

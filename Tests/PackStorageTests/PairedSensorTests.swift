@@ -47,4 +47,36 @@ struct PairedSensorTests {
         broken.batteryPercent = 140
         #expect(throws: (any Error).self) { try db.savePairedSensor(broken) }
     }
+
+    static let hxm = PairedSensor(
+        address: "00:07:80:12:34:56", addressType: "bredr", kind: .heartRate, name: "HXM026001", manufacturer: "Zephyr",
+        model: "HxM", batteryPercent: 90, pairedWallNanoseconds: 3_000, profile: "zephyr-hxm", pin: "1234")
+
+    @Test("A classic strap keeps its protocol, channel and PIN; classic addresses need a known protocol")
+    func classicStrap() throws {
+        let db = try PackDatabase.inMemory()
+        var polar = Self.hxm
+        polar.address = "00:22:D0:AB:CD:EF"
+        polar.profile = "polar-wearlink"
+        polar.rfcommChannel = 1
+        polar.pin = "0000"
+        try db.savePairedSensor(Self.hxm)
+        try db.savePairedSensor(polar)
+        try db.savePairedSensor(Self.strap)
+        #expect(try db.pairedSensors() == [Self.strap, Self.hxm, polar])
+        #expect(Self.hxm.descriptor.transport == "rfcomm" && Self.strap.descriptor.transport == "ble")
+        var noProfile = Self.hxm
+        noProfile.profile = nil
+        var unknown = Self.hxm
+        unknown.profile = "suunto"
+        var badChannel = polar
+        badChannel.rfcommChannel = 31
+        var bleWithProfile = Self.strap
+        bleWithProfile.profile = "zephyr-hxm"
+        for broken in [noProfile, unknown, badChannel, bleWithProfile] {
+            #expect(throws: (any Error).self, "\(broken.profile ?? "nil") \(broken.addressType)") {
+                try db.savePairedSensor(broken)
+            }
+        }
+    }
 }

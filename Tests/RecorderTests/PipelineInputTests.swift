@@ -55,3 +55,62 @@ struct PipelineInputTests {
         #expect(pipeline.recorder.wallClockSynchronized)
     }
 }
+
+@Suite("RunPipeline: classic straps' frames (Zephyr HxM, Polar WearLink+)")
+struct ClassicStrapPipelineTests {
+    static func hxm(beat: UInt8, times: [UInt16], hr: UInt8 = 150) -> [UInt8] {
+        HxMGeneralData(
+            battery: 90, heartRate: hr, heartBeatNumber: beat,
+            heartBeatTimestamps: times + Array(repeating: 0, count: 15 - times.count)
+        ).encodedFrame()
+    }
+
+    static func rr(_ outputs: [RecorderOutput]) -> [[UInt16]] {
+        outputs.compactMap { if case .rrIntervals(let batch) = $0 { batch.intervals1024ths } else { nil } }
+    }
+
+    @Test("HxM frames give the heart rate, and RR intervals from the beats new since the previous frame")
+    func hxmFrames() {
+        var pipeline = RunPipeline(sensors: [SensorDescriptor(id: "hxm", kind: .heartRate)])
+        _ = pipeline.process(PipelineInputTests.event(0, .command(.start)))
+        var rr: [[UInt16]] = []
+        let frames = [
+            Self.hxm(beat: 10, times: [4000, 3600]),
+            Self.hxm(beat: 12, times: [4800, 4400, 4000, 3600]),  // two new beats: 400, 400 ms
+            Self.hxm(beat: 12, times: [4800, 4400, 4000, 3600]),  // none new
+            Self.hxm(beat: 13, times: [5210, 4800, 4400, 4000]),  // one: 410 ms
+        ]
+        for (i, frame) in frames.enumerated() {
+            let step = pipeline.process(
+                PipelineInputTests.event(Double(i + 1), .payload(sensor: "hxm", kind: .zephyrHxM, .bytes(frame))))
+            #expect(step.decodeError == nil)
+            rr += Self.rr(step.outputs)
+        }
+        // 400 ms = 409.6/1024 s → 410; 410 ms → 419.84 → 420.
+        #expect(rr.flatMap { $0 } == [410, 410, 420])
+        #expect(pipeline.recorder.snapshot(at: MonotonicInstant(seconds: 104.5)).heartRateBPM == 150)
+        #expect(pipeline.decoding["hxm"]?.decoded == 4)
+    }
+
+    @Test("A Polar packet gives its heart rate and RR intervals; bad frames of either are rejected and counted")
+    func polarAndBadFrames() {
+        var pipeline = RunPipeline(sensors: [SensorDescriptor(id: "polar", kind: .heartRate)])
+        _ = pipeline.process(PipelineInputTests.event(0, .command(.start)))
+        let packet = PolarWearLinkPacket(sequence: 3, status: 0xD1, heartRate: 72, rrIntervalsMilliseconds: [868, 880])
+        let step = pipeline.process(
+            PipelineInputTests.event(1, .payload(sensor: "polar", kind: .polarWearLink, .bytes(packet.encoded()))))
+        #expect(Self.rr(step.outputs) == [[889, 901]])
+        var badCRC = Self.hxm(beat: 1, times: [100])
+        badCRC[20] ^= 1
+        let bad: [(PayloadKind, Payload)] = [
+            (.zephyrHxM, .bytes(badCRC)), (.zephyrHxM, .bytes(Array(badCRC.prefix(30)))),
+            (.zephyrHxM, .text("02 26")), (.polarWearLink, .bytes([0xFE, 0x08, 0x03, 1, 0, 70, 0, 0])),
+        ]
+        for (i, (kind, payload)) in bad.enumerated() {
+            let step = pipeline.process(
+                PipelineInputTests.event(2 + Double(i), .payload(sensor: "polar", kind: kind, payload)))
+            #expect(step.decodeError != nil, "\(kind) \(payload) must be rejected")
+        }
+        #expect(pipeline.decoding["polar"]?.rejected == 4)
+    }
+}

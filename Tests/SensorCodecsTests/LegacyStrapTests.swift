@@ -273,6 +273,10 @@ struct ZephyrFramerTests {
             heartBeatTimestamps: [664, 264, 65_400 &+ 0, 65_200] + Array(repeating: 0, count: 11))
         #expect(after.newRRIntervalsMilliseconds(since: before) == [200, 400, 400])
         #expect(after.newRRIntervalsMilliseconds(since: after).isEmpty, "no new beats, no intervals")
+        let restarted = HxMGeneralData(
+            battery: 80, heartRate: 150, heartBeatNumber: 2,
+            heartBeatTimestamps: [800, 400, 0] + Array(repeating: 0, count: 12))
+        #expect(restarted.newRRIntervalsMilliseconds(since: before).isEmpty, "beats that do not continue: none")
     }
 
     @Test("Random bytes never trap the Zephyr framer, and every byte is either framed, dropped or kept")
