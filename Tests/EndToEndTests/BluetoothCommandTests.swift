@@ -48,6 +48,14 @@ struct BluetoothCommandTests {
         let pair = try handoff(["pair", "Handoff HR", "--as", "hr"] + socket)
         #expect(pair.status == 1)
         #expect(pair.stderr.contains("no Bluetooth support"), "\(pair.stderr)")
+
+        let inquiry = try handoff(["scan", "--classic", "--seconds", "1", "--json"] + socket)
+        #expect(inquiry.status == 1 && inquiry.stderr.contains(#""code":"no_adapter""#), "\(inquiry.stderr)")
+        let classic = try handoff(["pair", "00:07:80:12:34:56", "--as", "zephyr-hxm"] + socket)
+        #expect(classic.status == 1 && classic.stderr.contains("no Bluetooth support"), "\(classic.stderr)")
+        let byName = try handoff(["pair", "HXM026001", "--as", "zephyr-hxm", "--json"] + socket)
+        #expect(byName.status == 1 && byName.stderr.contains("pair a classic strap by its address"), "\(byName.stderr)")
+        #expect(try handoff(["sensors", "--json"] + socket).stdout == "[]\n", "nothing was paired")
         #expect(daemon.log.contains("Bluetooth is not available"), "handoffd says so at start")
     }
 
@@ -77,6 +85,10 @@ struct BluetoothCommandTests {
         #expect(try handoff(["scan", "--seconds", "0"]).status == 64)
         let kind = try handoff(["pair", "Handoff HR", "--as", "kayak"])
         #expect(kind.status == 64 && kind.stderr.contains("--as takes hr, footpod or bike"))
+        let channel = try handoff(["pair", "00:07:80:12:34:56", "--as", "zephyr-hxm", "--channel", "31"])
+        #expect(channel.status == 64 && channel.stderr.contains("--channel must be 1 to 30"))
+        let pinForBLE = try handoff(["pair", "Handoff HR", "--as", "hr", "--pin", "1234"])
+        #expect(pinForBLE.status == 64 && pinForBLE.stderr.contains("for classic straps"))
 
         let dir = try TemporaryDirectory("ble-replay")
         defer { dir.remove() }
