@@ -40,19 +40,19 @@ public enum ClassicStrapProfile: String, CaseIterable, Sendable {
 
 /// Frames one strap's stream into payloads: each whole, checked frame as it arrived, and the
 /// HxM's battery when it changes.
-struct ClassicStrapFramer {
-    let profile: ClassicStrapProfile
+public struct ClassicStrapFramer {
+    public let profile: ClassicStrapProfile
     private var zephyr = ZephyrFramer()
     private var polar = PolarWearLinkFramer()
     private var battery: UInt8?
-    private(set) var frames = 0
+    public private(set) var frames = 0
 
-    init(profile: ClassicStrapProfile) { self.profile = profile }
+    public init(profile: ClassicStrapProfile) { self.profile = profile }
 
     /// The bytes skipped so far (garbage, failed checks).
-    var droppedBytes: Int { profile == .zephyrHxM ? zephyr.droppedBytes : polar.droppedBytes }
+    public var droppedBytes: Int { profile == .zephyrHxM ? zephyr.droppedBytes : polar.droppedBytes }
 
-    mutating func append(_ bytes: [UInt8], _ body: (PayloadKind, [UInt8]) -> Void) {
+    public mutating func append(_ bytes: [UInt8], _ body: (PayloadKind, [UInt8]) -> Void) {
         switch profile {
         case .polarWearLink:
             polar.append(bytes) { packet, _ in
@@ -65,7 +65,7 @@ struct ClassicStrapFramer {
             framer.append(bytes) { frame in
                 guard let packet = try? HxMGeneralData(frame: frame) else { return }  // other messages
                 frames += 1
-                body(.zephyrHxM, packet.encodedFrame())
+                body(.zephyrHxM, frame.bytes)
                 if packet.battery != battery, packet.battery <= 100 {
                     battery = packet.battery
                     body(.batteryLevel, [packet.battery])

@@ -105,10 +105,7 @@ public struct RunPipeline: Sendable {
                 return .rejected("battery level: \(error)")
             }
         case (.zephyrHxM, .bytes(let bytes)):
-            var frames: [ZephyrFramer.Frame] = []
-            var framer = ZephyrFramer()
-            framer.append(bytes) { frames.append($0) }
-            guard frames.count == 1, framer.droppedBytes == 0, let packet = try? HxMGeneralData(frame: frames[0]) else {
+            guard let frame = ZephyrFramer.frame(exactly: bytes), let packet = try? HxMGeneralData(frame: frame) else {
                 return .rejected("HxM frame: not one whole General Data frame with a valid CRC (\(bytes.count) bytes)")
             }
             let rr = packet.newRRIntervalsMilliseconds(since: hxm[sensor])
