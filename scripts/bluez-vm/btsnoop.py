@@ -70,6 +70,52 @@ def connections(records: list[Record]) -> list[dict]:
     return out
 
 
+def commands(records: list[Record], opcode: int | None = None) -> list[Record]:
+    """HCI commands the host sent (data: opcode u16, length, parameters)."""
+    return [r for r in records if r.opcode == COMMAND and len(r.data) >= 3
+            and (opcode is None or struct.unpack_from("<H", r.data)[0] == opcode)]
+
+
+def address_at(data: bytes, offset: int) -> str:
+    return ":".join(f"{b:02X}" for b in reversed(data[offset:offset + 6]))
+
+
+def classic_connections(records: list[Record]) -> list[dict]:
+    """BR/EDR Connection Complete events: status, handle, peer, link type, encryption."""
+    out = []
+    for r in events(records, 0x03):
+        status, handle = struct.unpack_from("<BH", r.data, 2)
+        out.append({"status": status, "handle": handle, "peer": address_at(r.data, 5),
+                    "link_type": r.data[11], "encryption": r.data[12], "t": r.time})
+    return out
+
+
+def inquiry_results(records: list[Record]) -> list[dict]:
+    """Inquiry Result (0x02), with RSSI (0x22) and Extended (0x2F): address, class of device,
+    RSSI. The first two carry each field as an array over the responses, field after field."""
+    out = []
+    for r in events(records):
+        code, p = r.data[0], r.data[2:]
+        if code in (0x02, 0x22):
+            n = p[0]
+            fields = ([("addr", 6), ("psrm", 1), ("res0", 1), ("res1", 1), ("cod", 3), ("clk", 2)]
+                      if code == 0x02 else
+                      [("addr", 6), ("psrm", 1), ("res0", 1), ("cod", 3), ("clk", 2), ("rssi", 1)])
+            pos, columns = 1, {}
+            for name, size in fields:
+                columns[name] = [p[pos + i * size:pos + (i + 1) * size] for i in range(n)]
+                pos += n * size
+            for i in range(n):
+                rssi = columns.get("rssi")
+                out.append({"kind": code, "address": address_at(columns["addr"][i], 0),
+                            "class": int.from_bytes(columns["cod"][i], "little"),
+                            "rssi": struct.unpack("<b", rssi[i])[0] if rssi else None, "t": r.time})
+        elif code == 0x2F:
+            out.append({"kind": code, "address": address_at(p, 1), "class": int.from_bytes(p[9:12], "little"),
+                        "rssi": struct.unpack_from("<b", p, 14)[0], "eir": p[15:], "t": r.time})
+    return out
+
+
 def advertising_reports(records: list[Record]) -> list[dict]:
     """Legacy (subevent 0x02) and extended (0x0D) advertising reports, one dict per report."""
     out = []

@@ -47,7 +47,11 @@ finish() {
     fi
     log "powering off"
     echo o > /proc/sysrq-trigger
-    sleep 10 2>/dev/null  # the 9p root may vanish under us while the kernel powers off
+    # Wait without running a program: the 9p root may vanish under us while the kernel powers
+    # off, `sleep` then fails at once and PID 1 exiting panics the kernel ("Attempted to
+    # kill init") in the middle of the power-off.
+    SECONDS=0
+    while [ "$SECONDS" -lt 10 ]; do :; done
     exit "$rc"
 }
 

@@ -8,6 +8,7 @@
 
 HR_ADDR=F0:F0:F0:00:00:01
 FOOTPOD_ADDR=F0:F0:F0:00:00:02
+HXM_ADDR=F0:F0:F0:00:00:03          # the classic strap (BR/EDR, PIN 1234, SPP on RFCOMM 5)
 GUEST_PY=/usr/bin/python3          # Debian's python3: has socket.AF_BLUETOOTH
 CONTROL="$RESULTS/control"
 SENT="$RESULTS/sent.jsonl"

@@ -22,92 +22,14 @@
 # script's steps). check_pack.py compares it all with sent.jsonl on the host.
 set -eu
 . "$BVM_DIR/guest/lib.sh"
-
-BIN="${HANDOFF_BIN:-$BVM_REPO/.build/debug}"
-HANDOFFD="$BIN/handoffd"
-HANDOFF="$BIN/handoff"
-PACK=/tmp/pack
-export HANDOFF_SOCKET="$PACK/handoffd.sock"
-HANDOFFD_PID=""
-STATUS_PID=""
-
-[ -x "$HANDOFFD" ] || fail "no handoffd at $HANDOFFD (build it on the host first: swift build)"
-[ -x "$HANDOFF" ] || fail "no handoff at $HANDOFF (build it on the host first: swift build)"
-
-# Whatever happens, stop handoffd cleanly and keep everything it wrote.
-collect() {
-    local rc=$?
-    set +e
-    [ -n "$STATUS_PID" ] && kill "$STATUS_PID" 2>/dev/null && wait "$STATUS_PID" 2>/dev/null
-    if [ -n "$HANDOFFD_PID" ] && kill -0 "$HANDOFFD_PID" 2>/dev/null; then
-        log "stopping handoffd (SIGTERM)"
-        kill -TERM "$HANDOFFD_PID"
-        for _ in $(seq 1 150); do kill -0 "$HANDOFFD_PID" 2>/dev/null || break; sleep 0.2; done
-        if kill -0 "$HANDOFFD_PID" 2>/dev/null; then
-            log "handoffd still running after 30 s: SIGKILL"
-            kill -KILL "$HANDOFFD_PID"
-            rc=1
-        fi
-        wait "$HANDOFFD_PID"
-        local hrc=$?
-        log "handoffd exited with status $hrc"
-        echo "$hrc" > "$RESULTS/handoffd-exit"
-    fi
-    # After handoffd has exited the database is complete (the WAL is checkpointed on close;
-    # copy -wal/-shm too in case it was not).
-    for f in handoff.sqlite handoff.sqlite-wal handoff.sqlite-shm capture.jsonl handoffd.log; do
-        [ -f "$PACK/$f" ] && cp "$PACK/$f" "$RESULTS/$f"
-    done
-    log "results copied (exit $rc)"
-    exit "$rc"
-}
-trap collect EXIT
-
-# handoff CMD ARGS… — run the CLI, logging the command; stdout is the caller's.
-hf() {
-    log "\$ handoff $*"
-    "$HANDOFF" "$@"
-}
-
-# sleep_until T — sleep until $SECONDS-style offset T from SESSION_T0 (seconds, integer).
-sleep_until() {
-    local target=$(( SESSION_T0 + $1 )) now
-    now=$(date +%s)
-    [ "$target" -le "$now" ] || sleep $(( target - now ))
-}
+. "$BVM_DIR/guest/packlib.sh"
 
 step "handoffd: config and start"
-mkdir -p "$PACK"
-cat > "$PACK/handoff.toml" <<EOF
-# Written by scripts/bluez-vm/guest/pack.sh
-[storage]
-database = "$PACK/handoff.sqlite"
-
-[control]
-socket = "$PACK/handoffd.sock"
-
-[capture]
-file = "$PACK/capture.jsonl"
-
-[gps]
+start_handoffd '[gps]
 source = "none"
 
 [pedometer]
-sources = ["footpod"]
-
-[log]
-level = "debug"
-EOF
-cp "$PACK/handoff.toml" "$RESULTS/handoff.toml"
-"$HANDOFFD" --config "$PACK/handoff.toml" > "$PACK/handoffd.log" 2>&1 &
-HANDOFFD_PID=$!
-for i in $(seq 1 150); do
-    [ -S "$HANDOFF_SOCKET" ] && "$HANDOFF" status --json > "$RESULTS/status-initial.json" 2>/dev/null && break
-    kill -0 "$HANDOFFD_PID" 2>/dev/null || { HANDOFFD_PID=""; tail -n 30 "$PACK/handoffd.log"; fail "handoffd exited at start"; }
-    sleep 0.2
-done
-[ -S "$HANDOFF_SOCKET" ] || fail "handoffd did not open $HANDOFF_SOCKET within 30 s"
-log "handoffd up (pid $HANDOFFD_PID)"
+sources = ["footpod"]'
 
 step "scan"
 hf scan --seconds 5 --json > "$RESULTS/scan.json"
