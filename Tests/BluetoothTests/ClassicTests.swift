@@ -106,7 +106,7 @@ struct SDPTests {
     }
 }
 
-@Suite("Classic inquiry results, parsed from scripted HCI events (Bumble's controller cannot answer an inquiry)")
+@Suite("Classic inquiry results, parsed from scripted HCI events (every layout; the VM's controller sends one)")
 struct InquiryEventTests {
     static let hxm = BluetoothAddress("00:07:80:12:34:56")!
     static let polar = BluetoothAddress("00:22:D0:AB:CD:EF")!
