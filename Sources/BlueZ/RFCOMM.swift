@@ -44,6 +44,14 @@ public final class RFCOMMStream {
         return Array(buffer[0..<count])
     }
 
+    /// The ACL link's handle (RFCOMM_CONNINFO), for HCI commands about this link.
+    public var aclHandle: UInt16? {
+        var info = rfcomm_conninfo()
+        var length = socklen_t(MemoryLayout<rfcomm_conninfo>.size)
+        guard getsockopt(fd, SOL_RFCOMM, RFCOMM_CONNINFO, &info, &length) == 0 else { return nil }
+        return info.hci_handle
+    }
+
     /// Writes all of `bytes` (some straps take commands).
     public func write(_ bytes: [UInt8]) throws(BlueZError) {
         var sent = 0
@@ -215,6 +223,30 @@ public enum ClassicConnector {
 }
 
 extension ClassicConnector {
+    /// Sets the link's supervision timeout (HCI Write Link Supervision Timeout; the central may),
+    /// in milliseconds: how long the controllers wait before declaring a silent link lost. The
+    /// BR/EDR default is 20 s, far longer than a runner waits to be told the strap is gone.
+    /// Returns whether the controller accepted it.
+    public static func setSupervisionTimeout(
+        _ milliseconds: Double, handle: UInt16, adapter: BluetoothAdapter
+    ) -> Bool {
+        let dd = hci_open_dev(Int32(adapter.index))
+        guard dd >= 0 else { return false }
+        defer { hci_close_dev(dd) }
+        // Units of 0.625 ms (a baseband slot), 0x0001–0xFFFF.
+        let slots = UInt16(max(1, min(65_535, (milliseconds / 0.625).rounded())))
+        return hci_write_link_supervision_timeout(dd, handle, slots, 2000) == 0
+    }
+
+    /// Pages the device with a Remote Name Request before any socket is opened: `nil` when it
+    /// does not answer (page timeout). On Debian's 6.1.0-56 kernel, closing an L2CAP or RFCOMM
+    /// socket whose connection failed with Page Timeout corrupts the kernel's connection list
+    /// (list_del corruption, Bluetooth gone until reboot), so a strap that may be away is
+    /// probed this way first; the name request creates no L2CAP channel.
+    public static func probe(_ address: BluetoothAddress, adapter: BluetoothAdapter) -> String? {
+        remoteName(of: address, adapter: adapter, timeout: 7)
+    }
+
     /// The device's name (HCI Remote Name Request), quick while a link to it is up; `nil` when
     /// it does not answer in time.
     public static func remoteName(

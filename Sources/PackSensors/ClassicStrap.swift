@@ -3,6 +3,10 @@ import HandoffModel
 import Logging
 import SensorCodecs
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The classic (Bluetooth BR/EDR) heart-rate straps the pack reads over RFCOMM.
 public enum ClassicStrapProfile: String, CaseIterable, Sendable {
     case polarWearLink = "polar-wearlink"
@@ -91,7 +95,11 @@ public struct ClassicStrapSource: LiveSource {
     /// Opens the strap's stream; tests put something else here.
     public var connect: @Sendable (_ stop: @escaping @Sendable () -> Bool) throws -> RFCOMMStream
 
-    public init(sensor: PairedSensor, adapter: String? = nil, connectTimeout: Double = 20) {
+    /// `supervisionTimeoutMs`: the link supervision timeout set on each new link (`nil` keeps
+    /// the controller's 20 s).
+    public init(
+        sensor: PairedSensor, adapter: String? = nil, connectTimeout: Double = 20, supervisionTimeoutMs: Double? = 4000
+    ) {
         self.sensor = sensor
         self.adapter = adapter
         self.connectTimeout = connectTimeout
@@ -101,12 +109,19 @@ public struct ClassicStrapSource: LiveSource {
         connect = { stop in
             guard let address else { throw BlueZError.noAdapter(nil) }
             let found = try BluetoothAdapter.findUp(adapter)
+            guard ClassicConnector.probe(address, adapter: found) != nil else {
+                throw BlueZError.classicConnectFailed(address: address.description, errno: EHOSTDOWN)
+            }
             let rfcomm =
                 try channel.map(UInt8.init)
                 ?? ClassicConnector.serialPortChannel(of: address, adapter: found, timeout: connectTimeout, stop: stop)
                 .channel
-            return try ClassicConnector.connectRFCOMM(
+            let stream = try ClassicConnector.connectRFCOMM(
                 to: address, channel: rfcomm, adapter: found, security: .medium, timeout: connectTimeout, stop: stop)
+            if let supervisionTimeoutMs, let handle = stream.aclHandle {
+                _ = ClassicConnector.setSupervisionTimeout(supervisionTimeoutMs, handle: handle, adapter: found)
+            }
+            return stream
         }
     }
 
@@ -198,8 +213,11 @@ public enum ClassicPairing {
         var serviceName: String?
         var deviceName: String?
         let rfcomm: UInt8
-        do {
+        do throws(BlueZError) {
             let found = try BluetoothAdapter.findUp(adapter)
+            // Page it first (see `ClassicConnector.probe`): also its name.
+            deviceName = ClassicConnector.probe(address, adapter: found)
+            guard deviceName != nil else { throw BlueZError.classicConnectFailed(address: address.description, errno: EHOSTDOWN) }
             if let channel {
                 rfcomm = channel
             } else {
@@ -208,7 +226,6 @@ public enum ClassicPairing {
             }
             stream = try ClassicConnector.connectRFCOMM(
                 to: address, channel: rfcomm, adapter: found, security: .medium, timeout: timeout)
-            deviceName = ClassicConnector.remoteName(of: address, adapter: found)
         } catch {
             throw .bluetooth(error)
         }

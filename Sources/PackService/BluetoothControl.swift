@@ -26,7 +26,8 @@ struct BluetoothControl: Sendable {
     static func source(for sensor: PairedSensor, _ c: PackConfiguration) -> any LiveSource {
         if sensor.isClassic {
             return ClassicStrapSource(
-                sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout)
+                sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout,
+                supervisionTimeoutMs: c.bluetoothSupervisionTimeoutMs)
         }
         return BLESensorSource(sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout)
     }

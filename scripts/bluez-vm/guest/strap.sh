@@ -10,7 +10,7 @@
 #   handoff pair F0:F0:F0:00:00:03 --as zephyr-hxm --json → pair-hxm.json (channel from SDP,
 #       PIN answered by handoffd)
 #   handoff sensors --json                          → sensors.json
-#   session: start; +25 s the strap drops out for 15 s; stop at +90 s → start.txt, stop.txt
+#   session: start; 60 s recorded; +60 s the strap drops out for 15 s; stop at +110 s
 #   handoff status --json just before stopping      → status.json
 #   handoff runs --json, show 1 --json              → runs.json, show-1.json
 #   handoffd stopped with SIGTERM; then handoff.sqlite, capture.jsonl, handoffd.log copied.
@@ -40,14 +40,14 @@ wait_event "$mark" hxm dlc_open 60 || fail "the strap never saw its RFCOMM chann
 sleep 3
 hf sensors --json > "$RESULTS/sensors.json"
 
-step "session: 90 s, a 15 s dropout at +25 s"
+step "session: 60 s recorded, then a 15 s dropout, stop at +110 s"
 hf start > "$RESULTS/start.txt"
 SESSION_T0=$(date +%s)
-sleep_until 25
+sleep_until 60
 control hxm dropout '"seconds": 15'
-sleep_until 89
+sleep_until 109
 hf status --json > "$RESULTS/status.json"
-sleep_until 90
+sleep_until 110
 hf stop > "$RESULTS/stop.txt"
 
 step "runs"
