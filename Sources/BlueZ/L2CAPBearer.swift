@@ -152,29 +152,7 @@ public enum L2CAPConnector {
         remote.l2_cid = Self.attCID.littleEndian
         remote.l2_bdaddr = bdaddr(address)
         remote.l2_bdaddr_type = UInt8(type == .leRandom ? BDADDR_LE_RANDOM : BDADDR_LE_PUBLIC)
-        let started = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_l2>.size))
-            }
-        }
-        if started != 0 {
-            let code = errno
-            guard code == EINPROGRESS || code == EAGAIN else { throw map(code, address) }
-            let deadline = LEScanner.monotonicSeconds() + timeout
-            while true {
-                if stop() { throw .cancelled }
-                let left = deadline - LEScanner.monotonicSeconds()
-                if left <= 0 { throw .connectTimedOut(address: address.description, seconds: timeout) }
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                let ready = poll(&pfd, 1, Int32(min(left, 0.1) * 1000) + 1)
-                if ready < 0, errno != EINTR { throw .system(call: "poll(L2CAP connect)", errno: errno) }
-                if ready > 0 { break }
-            }
-            var soError: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
-            if soError != 0 { throw map(soError, address) }
-        }
+        try ClassicConnector.connect(fd, &remote, address: address, timeout: timeout, stop: stop) { map($0, address) }
         ok = true
         return SocketATTBearer(adopting: fd)
     }

@@ -185,10 +185,13 @@ public enum ClassicConnector {
         guard bound == 0 else { throw .system(call: "bind(\(name))", errno: errno) }
     }
 
-    /// Starts a non-blocking connect and waits for it, polling `stop` every 100 ms.
+    /// Starts a non-blocking connect and waits for it, polling `stop` every 100 ms; `mapError`
+    /// says what a failure's errno means (LE and classic links fail differently).
     static func connect<Address>(
-        _ fd: Int32, _ remote: inout Address, address: BluetoothAddress, timeout: Double, stop: () -> Bool
+        _ fd: Int32, _ remote: inout Address, address: BluetoothAddress, timeout: Double, stop: () -> Bool,
+        mapError: ((Int32) -> BlueZError)? = nil
     ) throws(BlueZError) {
+        func failure(_ code: Int32) -> BlueZError { mapError?(code) ?? classicConnectError(code, address) }
         let started = withUnsafePointer(to: &remote) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size))
@@ -196,7 +199,7 @@ public enum ClassicConnector {
         }
         if started == 0 { return }
         let code = errno
-        guard code == EINPROGRESS || code == EAGAIN else { throw classicConnectError(code, address) }
+        guard code == EINPROGRESS || code == EAGAIN else { throw failure(code) }
         let deadline = LEScanner.monotonicSeconds() + timeout
         while true {
             if stop() { throw .cancelled }
@@ -210,7 +213,7 @@ public enum ClassicConnector {
         var soError: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
-        if soError != 0 { throw classicConnectError(soError, address) }
+        if soError != 0 { throw failure(soError) }
     }
 
     static func classicConnectError(_ code: Int32, _ address: BluetoothAddress) -> BlueZError {

@@ -217,7 +217,9 @@ public enum ClassicPairing {
             let found = try BluetoothAdapter.findUp(adapter)
             // Page it first (see `ClassicConnector.probe`): also its name.
             deviceName = ClassicConnector.probe(address, adapter: found)
-            guard deviceName != nil else { throw BlueZError.classicConnectFailed(address: address.description, errno: EHOSTDOWN) }
+            guard deviceName != nil else {
+                throw BlueZError.classicConnectFailed(address: address.description, errno: EHOSTDOWN)
+            }
             if let channel {
                 rfcomm = channel
             } else {
