@@ -55,31 +55,28 @@ public struct BLESensorSource: LiveSource {
             return
         }
         var security = LinkSecurity.low
-        while !stop.isSet {
-            var reason: String
+        link.keepUp(emit: emit, stop: stop) { reason, attempts in
+            logger.warning(
+                "Sensor not connected; retrying",
+                metadata: metadata.merging(["reason": "\(reason)", "attempts": "\(attempts)"]) { a, _ in a })
+        } attempt: { link in
             do {
                 let connection = try BLEConnection.open(
                     bearer: connect(security, { stop.isSet }), stop: { stop.isSet })
                 defer { connection.close() }
-                reason = try follow(connection, profile: profile, link: &link, emit: emit, stop: stop, logger: logger)
+                return try follow(connection, profile: profile, link: &link, emit: emit, stop: stop, logger: logger)
             } catch let error as GATTError {
-                reason = Self.describe(error)
                 if case .att(let code, _, _) = error, code.needsSecurity, security == .low {
                     // The sensor wants an encrypted link: the kernel pairs when asked for medium security.
                     security = .medium
                     logger.notice(
                         "The sensor asks for an encrypted link; reconnecting with pairing", metadata: metadata)
                 }
+                return Self.describe(error)
             } catch BlueZError.cancelled {
-                break
+                return nil
             } catch {
-                reason = "\(error)"
-            }
-            if stop.isSet { break }
-            link.down(reason: reason, emit: emit, stop: stop) { attempts in
-                logger.warning(
-                    "Sensor not connected; retrying",
-                    metadata: metadata.merging(["reason": "\(reason)", "attempts": "\(attempts)"]) { a, _ in a })
+                return "\(error)"
             }
         }
     }

@@ -133,22 +133,19 @@ public struct ClassicStrapSource: LiveSource {
                 "A paired classic strap without a known protocol; forget and pair it again", metadata: metadata)
             return
         }
-        while !stop.isSet {
-            var reason: String
+        link.keepUp(emit: emit, stop: stop) { reason, attempts in
+            logger.warning(
+                "Strap not connected; retrying",
+                metadata: metadata.merging(["reason": "\(reason)", "attempts": "\(attempts)"]) { a, _ in a })
+        } attempt: { link in
             do {
                 let stream = try connect({ stop.isSet })
                 defer { stream.close() }
-                reason = try follow(stream, profile: profile, link: &link, emit: emit, stop: stop, logger: logger)
+                return try follow(stream, profile: profile, link: &link, emit: emit, stop: stop, logger: logger)
             } catch BlueZError.cancelled {
-                break
+                return nil
             } catch {
-                reason = "\(error)"
-            }
-            if stop.isSet { break }
-            link.down(reason: reason, emit: emit, stop: stop) { attempts in
-                logger.warning(
-                    "Strap not connected; retrying",
-                    metadata: metadata.merging(["reason": "\(reason)", "attempts": "\(attempts)"]) { a, _ in a })
+                return "\(error)"
             }
         }
     }

@@ -114,6 +114,22 @@ struct LinkKeeper {
     }
 }
 
+extension LinkKeeper {
+    /// The loop every reconnecting Bluetooth source runs until stopped: `attempt` connects and
+    /// follows the device, and returns why the link ended (`nil`: it was cancelled, stop now);
+    /// then the link is reported down and the next attempt waits its backoff. `warn` gets the
+    /// reason and the number of attempts so far.
+    mutating func keepUp(
+        emit: (CaptureEvent) -> Void, stop: StopSignal, warn: (_ reason: String, _ attempts: Int) -> Void,
+        attempt: (inout LinkKeeper) -> String?
+    ) {
+        while !stop.isSet {
+            guard let reason = attempt(&self), !stop.isSet else { break }
+            down(reason: reason, emit: emit, stop: stop) { warn(reason, $0) }
+        }
+    }
+}
+
 /// Waits until `fd` is readable or `timeout` passes; `false` on timeout.
 func waitReadable(_ fd: Int32, timeout: Double) -> Bool {
     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

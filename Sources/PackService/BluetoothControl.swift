@@ -113,9 +113,9 @@ struct BluetoothControl: Sendable {
         if let channel, !(1...30).contains(channel) {
             throw ControlError(code: "bad_request", message: "an RFCOMM channel is 1 to 30, not \(channel)")
         }
-        if let existing = try? database.pairedSensors().first(where: { $0.matches(target) }) {
-            runner.stop(existing.id)
-        }
+        // A strap takes one connection: stop following it while it pairs again.
+        let existing = try? database.pairedSensors().first(where: { $0.matches(target) })
+        if let existing { runner.stop(existing.id) }
         let adapter = configuration.bluetoothAdapter
         let timeout = configuration.bluetoothConnectTimeout
         let now = PackClock.wall().nanosecondsSinceEpoch
@@ -135,7 +135,11 @@ struct BluetoothControl: Sendable {
         let sensor: PairedSensor
         switch result {
         case .failure(let failure):
-            if (try? database.pairedSensors().contains { $0.address == address.description }) != true {
+            if let existing {
+                // Pairing again failed: keep following it as it was paired before.
+                pins.set(existing.address, pin: existing.pin ?? "")
+                runner.start(Self.source(for: existing, configuration))
+            } else {
                 pins.remove(address.description)
             }
             if case .bluetooth(let error) = failure { throw Self.controlError(error) }
