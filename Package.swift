@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "HandoffModel"),
         .target(name: "SensorCodecs", dependencies: ["HandoffModel"]),
         .target(name: "GATT", dependencies: ["SensorCodecs"]),
+        // Activity files (FIT, GPX, TCX): pure, free of pack-only code, so the group store reuses them.
+        .target(name: "ActivityFiles"),
         .target(name: "Recorder", dependencies: ["HandoffModel", "SensorCodecs"]),
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
 
@@ -82,6 +84,12 @@ let package = Package(
             name: "SensorCodecsTests",
             dependencies: [
                 "SensorCodecs", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "ActivityFilesTests",
+            dependencies: [
+                "ActivityFiles", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
