@@ -67,12 +67,16 @@ public struct ClassicStrapFramer {
             var framer = zephyr
             defer { zephyr = framer }
             framer.append(bytes) { frame in
-                guard let packet = try? HxMGeneralData(frame: frame) else { return }  // other messages
+                // Other Zephyr messages are not HxM data. The pipeline decodes the frame; here only
+                // the battery byte is read, so a frame is not decoded twice on the pack.
+                guard frame.messageID == HxMGeneralData.messageID, frame.data.count == HxMGeneralData.dataLength
+                else { return }
                 frames += 1
                 body(.zephyrHxM, frame.bytes)
-                if packet.battery != battery, packet.battery <= 100 {
-                    battery = packet.battery
-                    body(.batteryLevel, [packet.battery])
+                let level = frame.data[HxMGeneralData.batteryOffset]
+                if level != battery, level <= 100 {
+                    battery = level
+                    body(.batteryLevel, [level])
                 }
             }
         }

@@ -28,6 +28,8 @@ public struct HxMGeneralData: Hashable, Sendable {
     /// The message id of a General Data Packet, and its data length.
     public static let messageID: UInt8 = 0x26
     public static let dataLength = 55
+    /// Where the battery percentage is in the data.
+    public static let batteryOffset = 8
 
     public init(
         firmwareID: UInt16 = 26, firmwareVersion: String = "1f", hardwareID: UInt16 = 80,
@@ -59,7 +61,7 @@ public struct HxMGeneralData: Hashable, Sendable {
         firmwareVersion = String(decoding: d[2...3], as: UTF8.self)
         hardwareID = u16(4)
         hardwareVersion = String(decoding: d[6...7], as: UTF8.self)
-        battery = d[8]
+        battery = d[Self.batteryOffset]
         heartRate = d[9]
         heartBeatNumber = d[10]
         heartBeatTimestamps = (0..<15).map { u16(11 + 2 * $0) }
@@ -88,7 +90,7 @@ public struct HxMGeneralData: Hashable, Sendable {
         for (i, b) in firmwareVersion.utf8.prefix(2).enumerated() { d[2 + i] = b }
         put(hardwareID, 4)
         for (i, b) in hardwareVersion.utf8.prefix(2).enumerated() { d[6 + i] = b }
-        d[8] = battery
+        d[Self.batteryOffset] = battery
         d[9] = heartRate
         d[10] = heartBeatNumber
         for (i, t) in heartBeatTimestamps.prefix(15).enumerated() { put(t, 11 + 2 * i) }
