@@ -29,9 +29,8 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verdict import RESULTS, check, finish, load_json, load_lines, read_text  # noqa: E402
+from verdict import RESULTS, check, expected_points, finish, load_json, load_lines, read_text  # noqa: E402
 
-STALE_NS = 3_000_000_000  # recording.stale_after_s, the default
 REJECTED = object()  # a value the pack's codec must refuse
 
 
@@ -140,37 +139,16 @@ check(len(sessions) == 2 and all(s[2] == "finished" for s in sessions), "the jou
 sensor_rows = dict(db.execute("SELECT key, id FROM sensor").fetchall())
 
 
-def expected_points(session_start: int, elapsed: list[int], sensor: str, decode) -> list:
-    """The value the recorder must put in each second: the latest decodable value received
-    before the second's moment, fresh within STALE_NS, with no disconnection since."""
-    events = [e for e in capture if e.get("sensor") == sensor and e.get("kind") in ("hrm", "rsc", "link")]
-    out = []
-    for s in elapsed:
-        boundary = session_start + s * 1_000_000_000
-        value, at = None, None
-        for e in events:
-            if e["mono_ns"] >= boundary:
-                break
-            if e["kind"] == "link":
-                if e["state"] == "disconnected":
-                    value, at = None, None
-                continue
-            decoded = decode(bytes.fromhex(e["hex"]))
-            if decoded is REJECTED:
-                continue  # rejected: changes nothing
-            value, at = decoded, e["mono_ns"]
-        out.append(value if at is not None and boundary - at <= STALE_NS else None)
-    return out
-
-
 def check_session(index: int, label: str) -> list:
     sid, start, _ = sessions[index]
     stop = stops[index]
     rows = db.execute("SELECT elapsed_s, hr_bpm, cadence_spm, hr_sensor, footpod_sensor FROM point "
                       "WHERE session_id = ? ORDER BY elapsed_s", (sid,)).fetchall()
     elapsed = [r[0] for r in rows]
-    hr_expected = expected_points(start, elapsed, HR, lambda b: REJECTED if decode_hrm(b) is None else decode_hrm(b)[0])
-    cad_expected = expected_points(start, elapsed, POD, lambda b: REJECTED if decode_rsc(b) is None else decode_rsc(b))
+    hr_expected = expected_points(capture, HR, ("hrm",), start, elapsed,
+                                  lambda b: REJECTED if decode_hrm(b) is None else decode_hrm(b)[0], REJECTED)
+    cad_expected = expected_points(capture, POD, ("rsc",), start, elapsed,
+                                   lambda b: REJECTED if decode_rsc(b) is None else decode_rsc(b), REJECTED)
     hr_bad = [(s, got, want) for s, got, want in zip(elapsed, [r[1] for r in rows], hr_expected) if got != want]
     cad_bad = [(s, got, want) for s, got, want in zip(elapsed, [r[2] for r in rows], cad_expected) if got != want]
     check(not hr_bad, f"{label}: every second's heart rate is the latest notification's, nothing invented"

@@ -27,9 +27,8 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verdict import RESULTS, check, finish, load_json, load_lines, read_text  # noqa: E402
+from verdict import RESULTS, check, expected_points, finish, load_json, load_lines, read_text  # noqa: E402
 
-STALE_NS = 3_000_000_000
 HXM = "F0:F0:F0:00:00:03"
 
 
@@ -136,24 +135,9 @@ if sessions and stops:
     sid, start, _ = sessions[0]
     stop = stops[0]
     rows = db.execute("SELECT elapsed_s, hr_bpm FROM point WHERE session_id = ? ORDER BY elapsed_s", (sid,)).fetchall()
-    events = [e for e in capture if e.get("sensor") == HXM and e.get("kind") in ("hxm", "link")]
-    bad = []
-    for elapsed, hr in rows:
-        boundary = start + elapsed * 1_000_000_000
-        value, at = None, None
-        for e in events:
-            if e["mono_ns"] >= boundary:
-                break
-            if e["kind"] == "link":
-                if e["state"] == "disconnected":
-                    value, at = None, None
-                continue
-            frame = decode_frame(bytes.fromhex(e["hex"]))
-            if frame is not None:
-                value, at = frame["hr"], e["mono_ns"]
-        want = value if at is not None and boundary - at <= STALE_NS else None
-        if hr != want:
-            bad.append((elapsed, hr, want))
+    wanted = expected_points(capture, HXM, ("hxm",), start, [r[0] for r in rows],
+                             lambda b: (decode_frame(b) or {}).get("hr"))
+    bad = [(elapsed, hr, want) for (elapsed, hr), want in zip(rows, wanted) if hr != want]
     check(105 <= len(rows) <= 120, f"the run recorded about 110 seconds ({len(rows)} points)")
     check(sum(1 for _, hr in rows[:60] if hr is not None) >= 58, "heart rate in nearly every second of the first minute")
     check(not bad, "every second's heart rate is the latest frame's, nothing invented"

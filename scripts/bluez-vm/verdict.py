@@ -39,6 +39,35 @@ def read_text(name: str) -> str:
     return open(path).read() if os.path.exists(path) else ""
 
 
+STALE_NS = 3_000_000_000  # recording.stale_after_s, the default
+
+
+def expected_points(capture: list[dict], sensor: str, kinds: tuple, session_start: int, elapsed: list[int],
+                    decode, rejected=None) -> list:
+    """The value the recorder must put in each second: the latest decodable value of `sensor`'s
+    payloads (`kinds`) received before the second's moment, fresh within STALE_NS, with no
+    disconnection since. `decode` returns the value, or `rejected` for a payload the pack must
+    refuse (which changes nothing)."""
+    events = [e for e in capture if e.get("sensor") == sensor and (e.get("kind") in kinds or e.get("kind") == "link")]
+    out = []
+    for s in elapsed:
+        boundary = session_start + s * 1_000_000_000
+        value, at = None, None
+        for e in events:
+            if e["mono_ns"] >= boundary:
+                break
+            if e["kind"] == "link":
+                if e["state"] == "disconnected":
+                    value, at = None, None
+                continue
+            decoded = decode(bytes.fromhex(e["hex"]))
+            if decoded is rejected:
+                continue
+            value, at = decoded, e["mono_ns"]
+        out.append(value if at is not None and boundary - at <= STALE_NS else None)
+    return out
+
+
 def finish(checker: str) -> int:
     """The exit status: 0 when every check passed."""
     print()
