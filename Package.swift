@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "SensorCodecs", dependencies: ["HandoffModel"]),
         .target(name: "GATT", dependencies: ["SensorCodecs"]),
         // Activity files (FIT, GPX, TCX): pure, free of pack-only code, so the group store reuses them.
-        .target(name: "ActivityFiles"),
+        .target(name: "ActivityFormats", dependencies: ["HandoffModel"]),
         .target(name: "Recorder", dependencies: ["HandoffModel", "SensorCodecs"]),
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
 
@@ -76,7 +76,9 @@ let package = Package(
         // Work loads for scripts/bench (callgrind); not part of a pack.
         .executableTarget(
             name: "handoff-bench",
-            dependencies: ["BlueZ", "GATT", "HandoffModel", "PackSensors", "Recorder", "SensorCodecs"]),
+            dependencies: [
+                "ActivityFormats", "BlueZ", "GATT", "HandoffModel", "PackSensors", "Recorder", "SensorCodecs",
+            ]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["SensorCodecs"], path: "Tests/TestSupport"),
@@ -87,9 +89,9 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
-            name: "ActivityFilesTests",
+            name: "ActivityFormatsTests",
             dependencies: [
-                "ActivityFiles", "TestSupport",
+                "ActivityFormats", "HandoffModel", "Recorder", "RunSimulator", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

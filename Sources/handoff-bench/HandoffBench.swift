@@ -9,6 +9,8 @@
 //                                   from a stream socket pair in place of the RFCOMM socket, in
 //                                   reads of whatever arrived, framed (CRC-8), stamped, decoded with
 //                                   RR intervals from the beat timestamps, and recorded.
+//   handoff-bench activity …        activity files: writing and reading a 3-hour marathon at 1 Hz
+//                                   (ActivityBench.swift).
 import BlueZ
 import Foundation
 import GATT
@@ -25,6 +27,7 @@ import SensorCodecs
 enum HandoffBench {
     static func main() throws {
         let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "activity" { return try ActivityBench.run(Array(arguments.dropFirst())) }
         guard let mode = arguments.first, ["notifications", "hxm"].contains(mode),
             let count = arguments.dropFirst().first.flatMap({ Int($0) }), count >= 0
         else {

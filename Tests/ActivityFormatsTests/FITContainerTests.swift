@@ -1,4 +1,4 @@
-import ActivityFiles
+import ActivityFormats
 import Foundation
 import PropertyBased
 import TestSupport

@@ -1,0 +1,409 @@
+import HandoffModel
+
+/// Reads a FIT activity file: the container is checked first (header, length, CRC), then every
+/// record header, definition and data message is bounds-checked before it is read. Definitions
+/// in either byte order, developer fields (skipped by their declared sizes), compressed
+/// timestamp headers and unknown messages are all handled; what we do not use is skipped.
+/// Memory grows with the records kept, which each take at least one byte of the file.
+public enum FITReader {
+    public static func read(_ bytes: [UInt8]) throws(ActivityFileError) -> Activity {
+        var messages = try decode(bytes)
+        return try messages.activity()
+    }
+
+    /// A definition message, ready to read the data messages that follow it.
+    struct Definition {
+        var global: UInt16
+        var bigEndian: Bool
+        /// Field number, offset in the message, size and base type, in file order.
+        var fields: [(number: UInt8, offset: Int, size: Int, type: FIT.BaseType?)]
+        /// The message's size in bytes, developer fields included.
+        var size: Int
+        /// Field number → index in `fields`, for the fields we read.
+        var index: [Int16]
+    }
+
+    /// A data message's view: reads fields by number.
+    struct DataMessage {
+        let bytes: [UInt8]
+        let start: Int
+        let definition: Definition
+
+        /// The field's first value, or nil when absent or FIT's invalid value.
+        func value(_ number: UInt8) -> Int64? {
+            let i = Int(definition.index[Int(number)])
+            guard i >= 0 else { return nil }
+            let field = definition.fields[i]
+            guard let type = field.type, field.size >= type.size else { return nil }
+            return FITReader.value(bytes, at: start + field.offset, type: type, bigEndian: definition.bigEndian)
+        }
+
+        /// Every value of an array field, invalid ones left out.
+        func values(_ number: UInt8) -> [Int64] {
+            let i = Int(definition.index[Int(number)])
+            guard i >= 0 else { return [] }
+            let field = definition.fields[i]
+            guard let type = field.type, type.size > 0 else { return [] }
+            var result: [Int64] = []
+            var offset = 0
+            while offset + type.size <= field.size {
+                if let v = FITReader.value(
+                    bytes, at: start + field.offset + offset, type: type, bigEndian: definition.bigEndian)
+                {
+                    result.append(v)
+                }
+                offset += type.size
+            }
+            return result
+        }
+    }
+
+    static func value(_ bytes: [UInt8], at offset: Int, type: FIT.BaseType, bigEndian: Bool) -> Int64? {
+        var bits: UInt64 = 0
+        for i in 0..<type.size {
+            let byte = UInt64(bytes[offset + (bigEndian ? i : type.size - 1 - i)])
+            bits = bits << 8 | byte
+        }
+        guard bits != type.invalid else { return nil }
+        switch type {
+        case .sint8: return Int64(Int8(truncatingIfNeeded: bits))
+        case .sint16: return Int64(Int16(truncatingIfNeeded: bits))
+        case .sint32: return Int64(Int32(truncatingIfNeeded: bits))
+        case .sint64: return Int64(bitPattern: bits)
+        case .float32, .float64, .string: return nil
+        default: return bits > UInt64(Int64.max) ? nil : Int64(bits)
+        }
+    }
+
+    /// Walks every record of the file and keeps the messages an activity needs.
+    static func decode(_ bytes: [UInt8]) throws(ActivityFileError) -> Messages {
+        let records: Range<Int>
+        do { records = try FIT.checkContainer(bytes).records } catch { throw .fit(error) }
+        var definitions = [Definition?](repeating: nil, count: 16)
+        var messages = Messages()
+        var lastTimestamp: Int64?
+        var position = records.lowerBound
+        let end = records.upperBound
+        while position < end {
+            let headerOffset = position
+            let header = bytes[position]
+            position += 1
+            if header & 0x80 == 0, header & 0x40 != 0 {
+                let definition = try readDefinition(bytes, at: &position, end: end, developer: header & 0x20 != 0)
+                definitions[Int(header & 0x0F)] = definition
+                continue
+            }
+            let local = header & 0x80 != 0 ? Int(header >> 5 & 0x03) : Int(header & 0x0F)
+            guard let definition = definitions[local] else {
+                throw .fitRecord(
+                    offset: headerOffset,
+                    problem: "a data message uses local message type \(local), which was never defined")
+            }
+            guard definition.size <= end - position else {
+                throw .fitRecord(
+                    offset: headerOffset,
+                    problem:
+                        "a \(definition.size)-byte message runs past the end of the records (\(end - position) bytes left)"
+                )
+            }
+            let message = DataMessage(bytes: bytes, start: position, definition: definition)
+            position += definition.size
+            var timestamp = message.value(FIT.timestampField)
+            if header & 0x80 != 0 {
+                // Compressed timestamp: the low five bits of the seconds since the last full timestamp.
+                guard let last = lastTimestamp else {
+                    throw .fitRecord(
+                        offset: headerOffset, problem: "a compressed-timestamp header comes before any full timestamp")
+                }
+                let offset = Int64(header & 0x1F)
+                var t = (last & ~0x1F) + offset
+                if offset < last & 0x1F { t += 0x20 }
+                timestamp = t
+            }
+            if let timestamp { lastTimestamp = timestamp }
+            try messages.add(message, timestamp: timestamp, offset: headerOffset)
+        }
+        return messages
+    }
+
+    private static func readDefinition(
+        _ bytes: [UInt8], at position: inout Int, end: Int, developer: Bool
+    ) throws(ActivityFileError) -> Definition {
+        let start = position - 1
+        guard end - position >= 5 else { throw .fitRecord(offset: start, problem: "a definition message is cut short") }
+        let architecture = bytes[position + 1]
+        guard architecture <= 1 else {
+            throw .fitRecord(
+                offset: start, problem: "a definition gives architecture \(architecture) (only 0 and 1 exist)")
+        }
+        let bigEndian = architecture == 1
+        let global =
+            bigEndian
+            ? UInt16(bytes[position + 2]) << 8 | UInt16(bytes[position + 3])
+            : UInt16(bytes[position + 3]) << 8 | UInt16(bytes[position + 2])
+        let count = Int(bytes[position + 4])
+        position += 5
+        guard end - position >= count * 3 else {
+            throw .fitRecord(offset: start, problem: "a definition of \(count) fields is cut short")
+        }
+        var definition = Definition(
+            global: global, bigEndian: bigEndian, fields: [], size: 0, index: Array(repeating: -1, count: 256))
+        definition.fields.reserveCapacity(count)
+        for _ in 0..<count {
+            let number = bytes[position]
+            let size = Int(bytes[position + 1])
+            let type = FIT.BaseType(rawValue: bytes[position + 2] & 0x9F)
+            guard size > 0 else {
+                throw .fitRecord(offset: start, problem: "field \(number) of message \(global) has size 0")
+            }
+            // A size that is not a whole number of values makes the field plain bytes (FIT protocol 4.2).
+            let usable = type.flatMap { size % $0.size == 0 ? $0 : nil }
+            if definition.index[Int(number)] < 0 { definition.index[Int(number)] = Int16(definition.fields.count) }
+            definition.fields.append((number, definition.size, size, usable))
+            definition.size += size
+            position += 3
+        }
+        if developer {
+            guard end - position >= 1 else { throw .fitRecord(offset: start, problem: "a definition is cut short") }
+            let developerCount = Int(bytes[position])
+            position += 1
+            guard end - position >= developerCount * 3 else {
+                throw .fitRecord(
+                    offset: start, problem: "a definition of \(developerCount) developer fields is cut short")
+            }
+            for _ in 0..<developerCount {
+                definition.size += Int(bytes[position + 1])
+                position += 3
+            }
+        }
+        return definition
+    }
+
+    /// The messages an activity is made from, kept compactly.
+    struct Messages {
+        struct Record {
+            var timestamp: Int64
+            var latitude: Int64?, longitude: Int64?
+            var altitude: Int64?, enhancedAltitude: Int64?
+            var heartRate: Int64?, cadence: Int64?, fractionalCadence: Int64?
+            var distance: Int64?, speed: Int64?, enhancedSpeed: Int64?
+        }
+        struct Summary {
+            var timestamp: Int64?
+            var startTime: Int64?
+            var elapsed: Int64?, timer: Int64?, distance: Int64?, moving: Int64?
+            var averageHeartRate: Int64?, maximumHeartRate: Int64?
+            var averageCadence: Int64?, fractionalCadence: Int64?
+            var maximumSpeed: Int64?, enhancedMaximumSpeed: Int64?
+            var trigger: Int64?
+            var sport: Int64?
+        }
+        var fileType: Int64?
+        var creator: Activity.Creator?
+        var records: [Record] = []
+        var timerEvents: [(timestamp: Int64, type: Int64)] = []
+        var laps: [Summary] = []
+        var sessions: [Summary] = []
+        /// RR intervals in ms, with the timestamp of the last record before them.
+        var hrv: [(timestamp: Int64?, milliseconds: [Int64])] = []
+
+        mutating func add(_ m: DataMessage, timestamp: Int64?, offset: Int) throws(ActivityFileError) {
+            switch m.definition.global {
+            case FIT.Message.fileID:
+                guard fileType == nil else { return }
+                fileType = m.value(0)
+                creator = Activity.Creator(
+                    manufacturer: UInt16(clamping: m.value(1) ?? 0xFFFF), product: UInt16(clamping: m.value(2) ?? 0),
+                    serialNumber: m.value(3).map { UInt32(clamping: $0) },
+                    name: "FIT manufacturer \(m.value(1) ?? 0xFFFF), product \(m.value(2) ?? 0)")
+            case FIT.Message.record:
+                guard let timestamp, timestamp >= Int64(FIT.minimumDateTime) else { return }
+                records.append(
+                    Record(
+                        timestamp: timestamp, latitude: m.value(0), longitude: m.value(1), altitude: m.value(2),
+                        enhancedAltitude: m.value(78), heartRate: m.value(3), cadence: m.value(4),
+                        fractionalCadence: m.value(53), distance: m.value(5), speed: m.value(6),
+                        enhancedSpeed: m.value(73)))
+            case FIT.Message.event:
+                guard let timestamp, m.value(0) == Int64(FIT.Event.timer), let type = m.value(1) else { return }
+                timerEvents.append((timestamp, type))
+            case FIT.Message.lap:
+                laps.append(summary(m, timestamp: timestamp, lap: true))
+            case FIT.Message.session:
+                sessions.append(summary(m, timestamp: timestamp, lap: false))
+            case FIT.Message.hrv:
+                let values = m.values(0)
+                if !values.isEmpty { hrv.append((records.last?.timestamp, values)) }
+            default:
+                return
+            }
+        }
+
+        private func summary(_ m: DataMessage, timestamp: Int64?, lap: Bool) -> Summary {
+            Summary(
+                timestamp: timestamp, startTime: m.value(2), elapsed: m.value(7), timer: m.value(8),
+                distance: m.value(9), moving: m.value(lap ? 52 : 59), averageHeartRate: m.value(lap ? 15 : 16),
+                maximumHeartRate: m.value(lap ? 16 : 17), averageCadence: m.value(lap ? 17 : 18),
+                fractionalCadence: m.value(lap ? 80 : 92), maximumSpeed: m.value(lap ? 14 : 15),
+                enhancedMaximumSpeed: m.value(lap ? 111 : 125), trigger: m.value(lap ? 24 : 28),
+                sport: m.value(lap ? 25 : 5))
+        }
+
+        /// The activity these messages describe.
+        mutating func activity() throws(ActivityFileError) -> Activity {
+            if let type = fileType, type != 4 {
+                throw .format(
+                    "this FIT file is not an activity (its file type is \(type); activities are 4): export the activity from the device or its app"
+                )
+            }
+            let firstStart = timerEvents.first { $0.type == Int64(FIT.Event.start) }?.timestamp
+            let candidates = [sessions.first?.startTime, firstStart, records.first?.timestamp, laps.first?.startTime]
+            guard var startSecond = candidates.compactMap({ $0 }).first(where: { $0 >= Int64(FIT.minimumDateTime) })
+            else {
+                throw .format("this FIT file holds no timed records, laps or sessions: there is no activity in it")
+            }
+            if let first = records.first?.timestamp { startSecond = min(startSecond, first) }
+            let start = WallInstant(nanosecondsSinceEpoch: (startSecond + FIT.epochOffset) * nanosecondsPerSecond)
+            func elapsed(_ t: Int64) -> Int { Int(t - startSecond) }
+
+            var points: [RecordPoint] = []
+            points.reserveCapacity(records.count)
+            var distance = 0.0
+            var lastPosition: (Double, Double)?
+            var anyDistance = false
+            for r in records {
+                let lat = r.latitude.map { Double($0) / FIT.semicirclesPerDegree }
+                let lon = r.longitude.map { Double($0) / FIT.semicirclesPerDegree }
+                if let lat, let lon {
+                    guard (-90...90).contains(lat), (-180...180).contains(lon) else {
+                        throw .value(
+                            line: nil,
+                            problem:
+                                "a record at \(CivilTime(WallInstant(nanosecondsSinceEpoch: (r.timestamp + FIT.epochOffset) * nanosecondsPerSecond)).iso8601()) has position \(lat)°, \(lon)°, which is not on Earth"
+                        )
+                    }
+                }
+                if let d = r.distance {
+                    distance = Double(d) / 100
+                    anyDistance = true
+                } else if !anyDistance, let lat, let lon {
+                    if let (plat, plon) = lastPosition { distance += Totals.haversine(plat, plon, lat, lon) }
+                }
+                if let lat, let lon { lastPosition = (lat, lon) }
+                let altitude = (r.enhancedAltitude ?? r.altitude).map { Double($0) / 5 - 500 }
+                let speed = (r.enhancedSpeed ?? r.speed).map { Double($0) / 1000 }
+                let cadence = r.cadence.map {
+                    Int(((Double($0) + Double(r.fractionalCadence ?? 0) / 128) * 2).rounded())
+                }
+                let previous = points.last
+                let hasPosition = lat != nil && lon != nil
+                let point = RecordPoint(
+                    elapsedSeconds: elapsed(r.timestamp), latitude: hasPosition ? lat : nil,
+                    longitude: hasPosition ? lon : nil, altitudeMeters: altitude,
+                    gpsFix: hasPosition ? (altitude != nil ? .threeD : .twoD) : .none,
+                    speedMetersPerSecond: speed, distanceMeters: distance, heartRateBPM: r.heartRate.map { Int($0) },
+                    cadenceSPM: cadence,
+                    isMoving: (speed ?? 0) >= Totals.movingSpeed || distance > (previous?.distanceMeters ?? 0) + 0.5)
+                if let previous, previous.elapsedSeconds >= point.elapsedSeconds {
+                    // Two records in one second (or out of order): keep the later one's values.
+                    if previous.elapsedSeconds == point.elapsedSeconds { points[points.count - 1] = point }
+                    continue
+                }
+                points.append(point)
+            }
+
+            var events: [SessionEvent] = []
+            var running = false
+            for (t, type) in timerEvents {
+                let offset = Int64(elapsed(t)) * nanosecondsPerSecond
+                if type == Int64(FIT.Event.start) {
+                    if !running {
+                        events.append(SessionEvent(offsetNanoseconds: offset, kind: events.isEmpty ? .start : .resume))
+                    }
+                    running = true
+                } else if running {
+                    events.append(SessionEvent(offsetNanoseconds: offset, kind: .pause))
+                    running = false
+                }
+            }
+            if let last = events.last, last.kind == .pause { events[events.count - 1].kind = .stop }
+
+            let lastSecond =
+                [records.last?.timestamp, sessions.last?.timestamp, laps.last?.timestamp]
+                .compactMap { $0 }.max() ?? startSecond
+            var activity = Activity(
+                start: start, sport: Activity.Sport(fit: UInt8(clamping: sessions.first?.sport ?? 0)), points: points,
+                events: events,
+                summary: RunSummary(
+                    elapsedSeconds: Double(lastSecond - startSecond), statistics: RunStatistics(), splits: []),
+                creator: creator ?? Activity.Creator(manufacturer: 0xFFFF, product: 0, name: "unknown FIT device"))
+            let wholeTimer = Totals.timerSeconds(
+                activity, from: 0, to: (lastSecond - startSecond) * nanosecondsPerSecond)
+
+            activity.laps = laps.enumerated().map { i, lap in
+                let lapStart = elapsed(lap.startTime ?? lap.timestamp ?? startSecond)
+                let lapEnd = lap.timestamp.map(elapsed) ?? lapStart + Int((lap.elapsed ?? 0) / 1000)
+                let inside = points.filter { $0.elapsedSeconds >= lapStart && $0.elapsedSeconds <= lapEnd }
+                return Lap(
+                    index: i + 1, trigger: Self.trigger(lap.trigger), startElapsedSeconds: lapStart,
+                    endElapsedSeconds: lapEnd, statistics: Self.statistics(lap, points: inside))
+            }
+
+            if sessions.isEmpty {
+                let distance =
+                    laps.isEmpty
+                    ? (points.last?.distanceMeters ?? 0) : laps.reduce(0) { $0 + Double($1.distance ?? 0) / 100 }
+                let timer = laps.isEmpty ? wholeTimer : laps.reduce(0) { $0 + Double($1.timer ?? 0) / 1000 }
+                activity.summary.statistics = Totals.statistics(points, distance: distance, timer: timer)
+            } else {
+                var total = Self.statistics(sessions[0], points: points)
+                for s in sessions.dropFirst() {
+                    let more = Self.statistics(s, points: [])
+                    total.distanceMeters += more.distanceMeters
+                    total.timerSeconds += more.timerSeconds
+                    total.movingSeconds += more.movingSeconds
+                }
+                activity.summary.statistics = total
+                if let first = sessions.first, let last = sessions.last, let s = first.startTime,
+                    let e = last.timestamp,
+                    e >= s
+                {
+                    activity.summary.elapsedSeconds = Double(e - startSecond)
+                    if sessions.count == 1, let elapsed = first.elapsed {
+                        activity.summary.elapsedSeconds = Double(elapsed) / 1000
+                    }
+                }
+            }
+
+            activity.rrIntervals = hrv.map { t, ms in
+                RRIntervalBatch(
+                    sensor: "fit", offsetNanoseconds: Int64(t.map(elapsed) ?? 0) * nanosecondsPerSecond,
+                    intervals1024ths: ms.map { UInt16(clamping: ($0 * 1024 + 500) / 1000) })
+            }
+            return activity
+        }
+
+        static func trigger(_ value: Int64?) -> LapTrigger {
+            switch value {
+            case Int64(FIT.LapTriggerValue.distance): .distance
+            case Int64(FIT.LapTriggerValue.sessionEnd): .sessionEnd
+            default: .manual
+            }
+        }
+
+        /// A lap's or session's own totals, the points filling in what it leaves out.
+        static func statistics(_ s: Summary, points: [RecordPoint]) -> RunStatistics {
+            let fromPoints = Totals.statistics(
+                points, distance: Double(s.distance ?? 0) / 100, timer: Double(s.timer ?? s.elapsed ?? 0) / 1000)
+            var statistics = fromPoints
+            if let moving = s.moving { statistics.movingSeconds = Int((Double(moving) / 1000).rounded()) }
+            if let hr = s.averageHeartRate { statistics.averageHeartRate = Double(hr) }
+            if let hr = s.maximumHeartRate { statistics.maximumHeartRate = Int(hr) }
+            if let cadence = s.averageCadence {
+                statistics.averageCadence = (Double(cadence) + Double(s.fractionalCadence ?? 0) / 128) * 2
+            }
+            if let speed = s.enhancedMaximumSpeed ?? s.maximumSpeed { statistics.maximumSpeed = Double(speed) / 1000 }
+            return statistics
+        }
+    }
+}
