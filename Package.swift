@@ -51,8 +51,8 @@ let package = Package(
         .target(
             name: "PackService",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "Recorder", "BlueZ", "PackSensors", "PackStorage", "PackControl",
-                "CPackSystem",
+                "HandoffModel", "SensorCodecs", "ActivityFormats", "Recorder", "BlueZ", "PackSensors", "PackStorage",
+                "PackControl", "CPackSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

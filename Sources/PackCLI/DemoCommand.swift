@@ -21,6 +21,9 @@ public struct Demo: AsyncParsableCommand {
     @Option(help: "Keep the journal, socket and log in this directory instead of a temporary one.")
     var keep: String?
 
+    @Option(help: "Write the recorded run as FIT, GPX, TCX and CSV into this directory.")
+    var exportDir = "."
+
     @OptionGroup var output: JSONOption
 
     public init() {}
@@ -93,12 +96,26 @@ public struct Demo: AsyncParsableCommand {
         do { run = try client.send(ControlRequest(command: "show", run: "last"), expecting: RunReport.self) } catch {
             throw Output.fail(error, json: output.json)
         }
+        // The run as files every tool reads, written before this handoffd goes away.
+        var files: [String] = []
+        do {
+            try FileManager.default.createDirectory(atPath: exportDir, withIntermediateDirectories: true)
+            for format in ["fit", "gpx", "tcx", "csv"] {
+                let target = (exportDir as NSString).appendingPathComponent("handoff-demo-run.\(format)")
+                _ = try Export.write(run: "last", format: format, to: target, client: client)
+                files.append(target)
+            }
+        } catch let error as ControlError {
+            throw Output.fail(error, json: output.json)
+        }
         process.terminate()
         process.waitUntilExit()
 
         let replay = finalStatus.replay
         if output.json {
-            try Output.printJSON(DemoReport(run: run, replay: replay, directory: keep == nil ? nil : directory))
+            var report = DemoReport(run: run, replay: replay, directory: keep == nil ? nil : directory)
+            report.files = files
+            try Output.printJSON(report)
             return
         }
         Output.print("")
@@ -112,6 +129,7 @@ public struct Demo: AsyncParsableCommand {
             }
             Output.print(line + ".")
         }
+        Output.print("The run as FIT, GPX, TCX and CSV: \(files.joined(separator: ", ")).")
         if keep != nil {
             Output.print("The journal, socket and handoffd's log are in \(directory).")
         } else {
@@ -173,9 +191,10 @@ struct DemoReport: Encodable {
     let simulatedAvgHrBpm: Double?
     let distanceErrorPct: Double?
     let directory: String?
+    var files: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case run, directory
+        case run, directory, files
         case simulatedDistanceM = "simulated_distance_m", simulatedAvgHrBpm = "simulated_avg_hr_bpm"
         case distanceErrorPct = "distance_error_pct"
     }

@@ -15,15 +15,16 @@ public struct ControlClient: Sendable {
     /// Sends `request` and decodes the result as `Result`. A failure the daemon reports is
     /// thrown as its `ControlError`; not reaching the daemon as a `ControlError` that says how
     /// to start it.
+    /// `passing` hands handoffd an open file (SCM_RIGHTS) for `export` and `import`.
     public func send<Result: Codable & Sendable>(
-        _ request: ControlRequest, expecting: Result.Type
+        _ request: ControlRequest, expecting: Result.Type, passing descriptor: Int32? = nil, timeoutSeconds: Int? = nil
     ) throws(ControlError) -> Result {
         let line: String
         do {
             let socket = try UnixSocket.connect(to: socketPath)
             defer { socket.close() }
-            try socket.setTimeout(seconds: timeoutSeconds)
-            try socket.writeLine(try ControlJSON.encode(request))
+            try socket.setTimeout(seconds: timeoutSeconds ?? self.timeoutSeconds)
+            try socket.writeLine(try ControlJSON.encode(request), passing: descriptor)
             guard let reply = try socket.readLine() else {
                 throw ControlError(
                     code: "no_reply", message: "handoffd closed the connection without replying; see its log")

@@ -23,11 +23,19 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var channel: Int?
     /// `pair` (classic): the PIN the strap asks for, when not its maker's default.
     public var pin: String?
+    /// `export`: `fit`, `gpx`, `tcx` or `csv`.
+    public var format: String?
+    /// `import`: the file's name, for its format and for messages (the file itself is passed
+    /// as a descriptor).
+    public var name: String?
 
     public init(
         command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
-        kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil
+        kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil,
+        format: String? = nil, name: String? = nil
     ) {
+        self.format = format
+        self.name = name
         self.classic = classic
         self.channel = channel
         self.pin = pin

@@ -17,6 +17,13 @@ public enum Format {
         return fixed(meters / 1000, 2) + " km"
     }
 
+    /// `812 bytes`, `41.3 kB`, `2.4 MB`.
+    public static func bytes(_ count: Int) -> String {
+        if count < 1000 { return "\(count) bytes" }
+        if count < 1_000_000 { return fixed(Double(count) / 1000, 1) + " kB" }
+        return fixed(Double(count) / 1_000_000, 1) + " MB"
+    }
+
     /// `1.00 km`: always kilometres, for columns of laps.
     public static func kilometers(_ meters: Double) -> String {
         fixed(meters / 1000, 2) + " km"

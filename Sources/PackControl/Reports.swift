@@ -486,3 +486,20 @@ public struct LatencyReport: Codable, Hashable, Sendable {
         self.maxMs = maxMs
     }
 }
+
+/// `export`: what handoffd wrote into the file handed to it.
+public struct ExportReport: Codable, Hashable, Sendable {
+    public var run: Int64
+    public var uuid: String
+    public var format: String
+    public var bytes: Int
+    public var points: Int
+
+    public init(run: Int64, uuid: String, format: String, bytes: Int, points: Int) {
+        self.run = run
+        self.uuid = uuid
+        self.format = format
+        self.bytes = bytes
+        self.points = points
+    }
+}

@@ -10,6 +10,8 @@ public final class UnixSocket: @unchecked Sendable {
     public let descriptor: Int32
     private var buffer: [UInt8] = []
     private var closed = false
+    /// Descriptors the peer passed with SCM_RIGHTS, not yet taken.
+    private var received: [Int32] = []
 
     /// The longest line either side accepts: a request or response is far smaller.
     public static let maximumLineLength = 1 << 20
@@ -21,7 +23,14 @@ public final class UnixSocket: @unchecked Sendable {
     public func close() {
         guard !closed else { return }
         closed = true
+        for fd in received { _ = Glibc.close(fd) }
+        received.removeAll()
         _ = Glibc.close(self.descriptor)
+    }
+
+    /// The first descriptor the peer passed (SCM_RIGHTS), now the caller's to close.
+    public func takeReceivedDescriptor() -> Int32? {
+        received.isEmpty ? nil : received.removeFirst()
     }
 
     /// Connects to the socket at `path`.
@@ -64,11 +73,16 @@ public final class UnixSocket: @unchecked Sendable {
         }
     }
 
-    /// Writes one line (a newline is added).
-    public func writeLine(_ text: String) throws(SystemError) {
+    /// Writes one line (a newline is added), passing `descriptor` to the peer with its first
+    /// bytes (SCM_RIGHTS): `handoff export` hands handoffd the file it may write, `handoff
+    /// import` the file it may read, so the daemon needs no access to the runner's files.
+    public func writeLine(_ text: String, passing passed: Int32? = nil) throws(SystemError) {
         var bytes = Array(text.utf8)
         bytes.append(0x0A)
         var offset = 0
+        if let passed {
+            offset = try sendWithDescriptor(bytes, passed)
+        }
         while offset < bytes.count {
             let start = offset
             let written = try syscall("send") {
@@ -78,6 +92,78 @@ public final class UnixSocket: @unchecked Sendable {
             }
             offset += written
         }
+    }
+
+    /// Sizes of the control message that carries one descriptor (CMSG_SPACE and CMSG_LEN).
+    private static let headerSize = (MemoryLayout<cmsghdr>.size + 7) & ~7
+    private static let controlSpace = headerSize + ((MemoryLayout<Int32>.size + 7) & ~7)
+
+    private func sendWithDescriptor(_ bytes: [UInt8], _ passed: Int32) throws(SystemError) -> Int {
+        var control = [UInt8](repeating: 0, count: Self.controlSpace)
+        control.withUnsafeMutableBytes { raw in
+            var header = cmsghdr()
+            header.cmsg_len = Int(Self.headerSize + MemoryLayout<Int32>.size)
+            header.cmsg_level = SOL_SOCKET
+            header.cmsg_type = Int32(SCM_RIGHTS)
+            raw.storeBytes(of: header, as: cmsghdr.self)
+            raw.storeBytes(of: passed, toByteOffset: Self.headerSize, as: Int32.self)
+        }
+        var payload = bytes
+        return try syscall("sendmsg") {
+            payload.withUnsafeMutableBytes { data in
+                control.withUnsafeMutableBytes { controlBytes in
+                    var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                        var message = msghdr()
+                        message.msg_iov = vectorPointer
+                        message.msg_iovlen = 1
+                        message.msg_control = controlBytes.baseAddress
+                        message.msg_controllen = controlBytes.count
+                        return Glibc.sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Receives into `chunk`, keeping any descriptors that came with the bytes.
+    private func receive(into chunk: inout [UInt8]) throws(SystemError) -> Int {
+        var control = [UInt8](repeating: 0, count: Self.controlSpace * 4)
+        var controlLength = 0
+        let count = try syscall("recvmsg") {
+            chunk.withUnsafeMutableBytes { data in
+                control.withUnsafeMutableBytes { controlBytes in
+                    var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                        var message = msghdr()
+                        message.msg_iov = vectorPointer
+                        message.msg_iovlen = 1
+                        message.msg_control = controlBytes.baseAddress
+                        message.msg_controllen = controlBytes.count
+                        let n = Glibc.recvmsg(descriptor, &message, Int32(MSG_CMSG_CLOEXEC))
+                        controlLength = n >= 0 ? message.msg_controllen : 0
+                        return n
+                    }
+                }
+            }
+        }
+        // Walk the control messages for SCM_RIGHTS.
+        control.removeSubrange(min(control.count, controlLength)...)
+        var offset = 0
+        while offset + Self.headerSize <= control.count {
+            let header = control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: cmsghdr.self) }
+            let length = Int(header.cmsg_len)
+            guard length >= Self.headerSize, offset + length <= control.count else { break }
+            if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(SCM_RIGHTS) {
+                var at = offset + Self.headerSize
+                while at + MemoryLayout<Int32>.size <= offset + length {
+                    received.append(control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: Int32.self) })
+                    at += MemoryLayout<Int32>.size
+                }
+            }
+            offset += (length + 7) & ~7
+        }
+        return count
     }
 
     /// Reads one line without its newline; `nil` at the end of the stream.
@@ -93,9 +179,7 @@ public final class UnixSocket: @unchecked Sendable {
                     call: "read", errno: EMSGSIZE, subject: "line longer than \(Self.maximumLineLength) bytes")
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = try syscall("recv") {
-                chunk.withUnsafeMutableBytes { raw in Glibc.recv(descriptor, raw.baseAddress!, raw.count, 0) }
-            }
+            let count = try receive(into: &chunk)
             if count == 0 {
                 if buffer.isEmpty { return nil }
                 let line = String(decoding: buffer, as: UTF8.self)

@@ -1,3 +1,4 @@
+import ActivityFormats
 import Dispatch
 import Foundation
 import HandoffModel
@@ -79,7 +80,12 @@ final class ControlServer: Service {
         guard let line = try? connection.readLine(), !line.isEmpty else { return }
         let engine = self.engine
         let bluetooth = self.bluetooth
-        let reply = waitFor { await ControlDispatcher.respond(to: line, engine: engine, bluetooth: bluetooth) }
+        // `export` and `import` come with the client's file (SCM_RIGHTS): ours to close.
+        let passed = connection.takeReceivedDescriptor()
+        defer { if let passed { close(passed) } }
+        let reply = waitFor {
+            await ControlDispatcher.respond(to: line, engine: engine, bluetooth: bluetooth, passed: passed)
+        }
         try? connection.writeLine(reply)
     }
 }
@@ -99,7 +105,9 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 
 /// Maps requests to the engine and replies to JSON: errors in one place.
 enum ControlDispatcher {
-    static func respond(to line: String, engine: PackEngine, bluetooth: BluetoothControl? = nil) async -> String {
+    static func respond(
+        to line: String, engine: PackEngine, bluetooth: BluetoothControl? = nil, passed: Int32? = nil
+    ) async -> String {
         let request: ControlRequest
         do { request = try ControlJSON.decode(ControlRequest.self, from: line) } catch {
             return encode(
@@ -122,6 +130,8 @@ enum ControlDispatcher {
                         code: "bad_request", message: "show needs a run: its number, `last`, or a UUID prefix")
                 }
                 return encode(ControlResponse(result: try await engine.show(run)))
+            case "export", "import":
+                return try await files(request, engine: engine, passed: passed)
             case "scan", "pair", "sensors", "forget", "sensor":
                 guard let bluetooth else {
                     throw ControlError(
@@ -142,6 +152,47 @@ enum ControlDispatcher {
         } catch {
             return encode(ControlResponse<String>(error: ControlError(code: "internal", message: "\(error)")))
         }
+    }
+
+    /// `export` writes a run into the file passed with the request; `import` reads one from it.
+    static func files(_ request: ControlRequest, engine: PackEngine, passed: Int32?) async throws -> String {
+        guard let passed else {
+            throw ControlError(
+                code: "bad_request",
+                message:
+                    "\(request.command) needs the file passed with the request (SCM_RIGHTS); `handoff \(request.command)` does that"
+            )
+        }
+        if request.command == "export" {
+            guard let run = request.run else { throw ControlError(code: "bad_request", message: "export needs a run") }
+            guard let format = ActivityFormat(rawValue: request.format ?? "fit") else {
+                throw ControlError(
+                    code: "bad_request", message: "export writes fit, gpx, tcx or csv, not \"\(request.format ?? "")\"")
+            }
+            let (record, activity) = try await engine.activity(run)
+            let bytes = format.write(activity)
+            try PassedFile.write(bytes, to: passed)
+            return encode(
+                ControlResponse(
+                    result: ExportReport(
+                        run: record.id.rawValue, uuid: record.uuid, format: format.rawValue, bytes: bytes.count,
+                        points: activity.points.count)))
+        }
+        let name = request.name ?? "the file"
+        let bytes = try PassedFile.read(passed, name: name)
+        let byName = ActivityFormat(rawValue: ((name as NSString).pathExtension).lowercased())
+        guard let format = ActivityFormat.sniff(bytes) ?? byName, format != .csv else {
+            throw ControlError(
+                code: "unknown_format",
+                message:
+                    "\(name) is not a FIT, GPX or TCX file (nothing in its first bytes says which); export it from your device or app as one of those"
+            )
+        }
+        let activity: Activity
+        do { activity = try format.read(bytes) } catch {
+            throw ControlError(code: "invalid_file", message: "\(name): \(error.description)")
+        }
+        return encode(ControlResponse(result: try await engine.store(imported: activity, format: format)))
     }
 
     static func respond(to request: ControlRequest, bluetooth: BluetoothControl) async throws -> String {

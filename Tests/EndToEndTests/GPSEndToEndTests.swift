@@ -215,13 +215,15 @@ struct GpsdOutageTests {
         let up = events.last { $0.kind == "connected" || $0.kind == "gap_end" }
         #expect(down != nil && up != nil, "GPS events: \(events)")
         if let down, let up {
-            #expect(abs(Int(down.offset / 1_000_000_000) - killSecond) <= 4, "went down at \(down.offset)")
+            // Seen up to 5 s late on a 2-core machine busy with the other suites' daemons.
+            #expect(abs(Int(down.offset / 1_000_000_000) - killSecond) <= 6, "went down at \(down.offset)")
             #expect(
                 up.offset > down.offset && Int(up.offset / 1_000_000_000) >= restartSecond - 1,
                 "came back at \(up.offset)")
         }
         // No position is invented while gpsd is gone, and the footpod keeps the distance going.
-        let outage = points.filter { $0.second >= killSecond + 4 && $0.second <= restartSecond }
+        let noticed = max(killSecond + 4, down.map { Int($0.offset / 1_000_000_000) + 1 } ?? 0)
+        let outage = points.filter { $0.second >= noticed && $0.second <= restartSecond }
         #expect(outage.count >= 6 && outage.allSatisfy { $0.latitude == nil }, "\(outage)")
         if let a = outage.first, let b = outage.last {
             #expect(
