@@ -207,8 +207,10 @@ struct XMLPullParser {
 
     private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
 
+    /// The name without its prefix (found byte-wise: Character indexing is slow).
     private func localName(_ name: Substring) -> Substring {
-        name.firstIndex(of: ":").map { name[name.index(after: $0)...] } ?? name
+        guard let colon = name.utf8.firstIndex(of: UInt8(ascii: ":")) else { return name }
+        return name[name.utf8.index(after: colon)...]
     }
 
     /// Appends `raw` with its character references replaced.
@@ -327,29 +329,44 @@ enum XMLText {
         return v
     }
 
-    /// `12.3456789` with at most `digits` decimals and no trailing zeros.
+    /// `12.3456789` with at most `digits` decimals and no trailing zeros. Digits are made by
+    /// integer arithmetic into a small buffer: the writers call this for every value.
     static func decimal(_ value: Double, _ digits: Int) -> String {
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = (value * scale).rounded()
-        let negative = scaled < 0
-        var whole = Int64(abs(scaled))
-        var fraction: [Character] = []
-        for _ in 0..<digits {
-            fraction.insert(Character(String(whole % 10)), at: 0)
-            whole /= 10
+        guard scaled.isFinite, abs(scaled) < 9e15 else { return value.isFinite ? String(value) : "0" }
+        var n = Int64(scaled)
+        let negative = n < 0
+        if negative { n = -n }
+        var fraction = digits
+        while fraction > 0, n % 10 == 0 {
+            n /= 10
+            fraction -= 1
         }
-        while fraction.last == "0" { fraction.removeLast() }
-        let sign = negative && (whole > 0 || !fraction.isEmpty) ? "-" : ""
-        return sign + String(whole) + (fraction.isEmpty ? "" : "." + String(fraction))
+        var reversed: [UInt8] = []
+        reversed.reserveCapacity(24)
+        var count = 0
+        while n > 0 || count <= fraction {
+            reversed.append(UInt8(48 + n % 10))
+            n /= 10
+            count += 1
+            if count == fraction { reversed.append(UInt8(ascii: ".")) }
+        }
+        if negative, reversed.contains(where: { $0 != UInt8(ascii: "0") && $0 != UInt8(ascii: ".") }) {
+            reversed.append(UInt8(ascii: "-"))
+        }
+        return String(decoding: reversed.reversed(), as: UTF8.self)
     }
 }
 
 extension String {
+    /// Without leading and trailing XML whitespace, found byte-wise.
     var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = lastIndex(where: { !isSpace($0) })!
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = bytes.lastIndex(where: { !isSpace($0) })!
         return self[first...last]
     }
 }
