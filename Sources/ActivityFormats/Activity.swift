@@ -203,31 +203,9 @@ enum Totals {
 
     /// Statistics over points, with the distance and timer time given.
     static func statistics(_ points: some Collection<RecordPoint>, distance: Double, timer: Double) -> RunStatistics {
-        var hrSum = 0
-        var hrCount = 0
-        var hrMax: Int?
-        var cadenceSum = 0
-        var cadenceCount = 0
-        var moving = 0
-        var speedMax: Double?
-        for p in points {
-            if let hr = p.heartRateBPM {
-                hrSum += hr
-                hrCount += 1
-                hrMax = max(hrMax ?? hr, hr)
-            }
-            if let c = p.cadenceSPM, c > 0 {
-                cadenceSum += c
-                cadenceCount += 1
-            }
-            if p.isMoving { moving += 1 }
-            if let s = p.speedMetersPerSecond { speedMax = max(speedMax ?? s, s) }
-        }
-        return RunStatistics(
-            distanceMeters: distance, timerSeconds: timer, movingSeconds: moving,
-            averageHeartRate: hrCount > 0 ? Double(hrSum) / Double(hrCount) : nil, maximumHeartRate: hrMax,
-            averageCadence: cadenceCount > 0 ? Double(cadenceSum) / Double(cadenceCount) : nil,
-            maximumSpeed: speedMax, pointCount: points.count)
+        var accumulator = StatisticsAccumulator()
+        for p in points { accumulator.add(p) }
+        return accumulator.statistics(distanceMeters: distance, timerSeconds: timer)
     }
 
     /// One lap over the whole activity, for files without laps.

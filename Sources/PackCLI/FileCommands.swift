@@ -65,18 +65,7 @@ public struct Export: AsyncParsableCommand {
         do { report = try Self.write(run: run, format: format, to: target, client: client) } catch {
             throw Output.fail(error, json: output.json)
         }
-        if output.json {
-            struct Written: Encodable {
-                let report: ExportReport
-                let file: String
-                func encode(to encoder: any Encoder) throws {
-                    try report.encode(to: encoder)
-                    var container = encoder.container(keyedBy: Key.self)
-                    try container.encode(file, forKey: Key(stringValue: "file")!)
-                }
-            }
-            return try Output.printJSON(Written(report: report, file: target))
-        }
+        if output.json { return try Output.printJSON(WithFile(file: target, report: report)) }
         Output.print(
             "Wrote run \(report.run) to \(target) (\(format.uppercased()), \(report.points) points, \(Format.bytes(report.bytes)))."
         )
@@ -162,7 +151,7 @@ public struct Import: AsyncParsableCommand {
                 continue
             }
             if output.json {
-                try Output.printJSON(Imported(file: path, run: run))
+                try Output.printJSON(WithFile(file: path, report: run))
             } else {
                 var line =
                     "\(progress)\(path) → run \(run.id): \(run.distanceM.map(Format.distance) ?? "–") in \(Format.duration(run.timerS ?? 0))"
@@ -187,20 +176,21 @@ public struct Import: AsyncParsableCommand {
         }
     }
 
-    /// One line per file: the run's `show` keys plus the file.
-    struct Imported: Encodable {
-        let file: String
-        let run: RunReport
-        func encode(to encoder: any Encoder) throws {
-            try run.encode(to: encoder)
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(file, forKey: Key(stringValue: "file")!)
-        }
-    }
-
     struct Failed: Encodable {
         let file: String
         let error: ControlError
+    }
+}
+
+/// A report with the file it concerns added to its keys (`show`'s keys plus `file`).
+struct WithFile<Report: Encodable>: Encodable {
+    let file: String
+    let report: Report
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(file, forKey: Key(stringValue: "file")!)
     }
 }
 

@@ -110,17 +110,24 @@ public final class UnixSocket: @unchecked Sendable {
         }
         var payload = bytes
         return try syscall("sendmsg") {
-            payload.withUnsafeMutableBytes { data in
-                control.withUnsafeMutableBytes { controlBytes in
-                    var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
-                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
-                        var message = msghdr()
-                        message.msg_iov = vectorPointer
-                        message.msg_iovlen = 1
-                        message.msg_control = controlBytes.baseAddress
-                        message.msg_controllen = controlBytes.count
-                        return Glibc.sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
-                    }
+            Self.withMessage(&payload, &control) { Glibc.sendmsg(descriptor, &$0, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    /// A `msghdr` over one data buffer and one control buffer, for sendmsg and recvmsg.
+    private static func withMessage(
+        _ data: inout [UInt8], _ control: inout [UInt8], _ body: (inout msghdr) -> Int
+    ) -> Int {
+        data.withUnsafeMutableBytes { dataBytes in
+            control.withUnsafeMutableBytes { controlBytes in
+                var vector = iovec(iov_base: dataBytes.baseAddress, iov_len: dataBytes.count)
+                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                    var message = msghdr()
+                    message.msg_iov = vectorPointer
+                    message.msg_iovlen = 1
+                    message.msg_control = controlBytes.baseAddress
+                    message.msg_controllen = controlBytes.count
+                    return body(&message)
                 }
             }
         }
@@ -131,20 +138,10 @@ public final class UnixSocket: @unchecked Sendable {
         var control = [UInt8](repeating: 0, count: Self.controlSpace * 4)
         var controlLength = 0
         let count = try syscall("recvmsg") {
-            chunk.withUnsafeMutableBytes { data in
-                control.withUnsafeMutableBytes { controlBytes in
-                    var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
-                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
-                        var message = msghdr()
-                        message.msg_iov = vectorPointer
-                        message.msg_iovlen = 1
-                        message.msg_control = controlBytes.baseAddress
-                        message.msg_controllen = controlBytes.count
-                        let n = Glibc.recvmsg(descriptor, &message, Int32(MSG_CMSG_CLOEXEC))
-                        controlLength = n >= 0 ? message.msg_controllen : 0
-                        return n
-                    }
-                }
+            Self.withMessage(&chunk, &control) { message in
+                let n = Glibc.recvmsg(descriptor, &message, Int32(MSG_CMSG_CLOEXEC))
+                controlLength = n >= 0 ? message.msg_controllen : 0
+                return n
             }
         }
         // Walk the control messages for SCM_RIGHTS.

@@ -12,13 +12,7 @@ extension PackEngine {
     /// A finished run as an activity, for a writer.
     func activity(_ reference: String) throws(ControlError) -> (record: RunRecord, activity: Activity) {
         do {
-            guard let id = try database.resolveRun(reference), let record = try database.run(id) else {
-                throw ControlError(
-                    code: "no_such_run",
-                    message:
-                        "no run matches \"\(reference)\": give its number from `handoff runs`, `last`, or the start of its UUID"
-                )
-            }
+            let (id, record) = try record(reference)
             guard let summary = record.summary, record.state == .finished else {
                 throw ControlError(
                     code: "not_finished",

@@ -111,15 +111,21 @@ extension PackEngine {
         }
     }
 
+    /// The run a reference names (a number, `last`, a UUID prefix), or the error that says how to name one.
+    func record(_ reference: String) throws -> (id: SessionID, record: RunRecord) {
+        guard let id = try database.resolveRun(reference), let record = try database.run(id) else {
+            throw ControlError(
+                code: "no_such_run",
+                message:
+                    "no run matches \"\(reference)\": give its number from `handoff runs`, `last`, or the start of its UUID"
+            )
+        }
+        return (id, record)
+    }
+
     func show(_ reference: String) throws(ControlError) -> RunReport {
         do {
-            guard let id = try database.resolveRun(reference), let record = try database.run(id) else {
-                throw ControlError(
-                    code: "no_such_run",
-                    message:
-                        "no run matches \"\(reference)\": give its number from `handoff runs`, `last`, or the start of its UUID"
-                )
-            }
+            let (id, record) = try record(reference)
             var report = Self.report(record)
             report.splits = record.summary?.splits.map {
                 SplitReport(
