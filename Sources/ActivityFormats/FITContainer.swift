@@ -70,6 +70,21 @@ public enum FIT {
         0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400,
     ]
 
+    /// A FIT file around `records`: a 14-byte header (protocol 2.0, profile 21.32, with its
+    /// own CRC), the records, and the file CRC.
+    public static func container(records: [UInt8]) -> [UInt8] {
+        var header: [UInt8] = [14, 0x20, UInt8(2132 & 0xFF), UInt8(2132 >> 8)]
+        let size = UInt32(records.count)
+        header += [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)]
+        header += Array(".FIT".utf8)
+        let headerCRC = crc16(header)
+        header += [UInt8(headerCRC & 0xFF), UInt8(headerCRC >> 8)]
+        var bytes = header + records
+        let crc = crc16(bytes)
+        bytes += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+        return bytes
+    }
+
     /// Reads and checks the header.
     public static func header(_ bytes: [UInt8]) throws(ContainerError) -> Header {
         guard let first = bytes.first else { throw .headerTooShort(have: 0, needed: 12) }

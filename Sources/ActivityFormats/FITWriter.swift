@@ -150,19 +150,7 @@ public enum FITWriter {
         }
 
         /// The whole file: header, records, CRC.
-        func file() -> [UInt8] {
-            var header: [UInt8] = [14, 0x20]
-            header += [UInt8(2132 & 0xFF), UInt8(2132 >> 8)]
-            let size = UInt32(records.count)
-            header += [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)]
-            header += Array(".FIT".utf8)
-            let headerCRC = FIT.crc16(header)
-            header += [UInt8(headerCRC & 0xFF), UInt8(headerCRC >> 8)]
-            var bytes = header + records
-            let crc = FIT.crc16(bytes)
-            bytes += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
-            return bytes
-        }
+        func file() -> [UInt8] { FIT.container(records: records) }
 
         private mutating func point(_ p: RecordPoint) {
             message(

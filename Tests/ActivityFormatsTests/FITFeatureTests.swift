@@ -9,19 +9,7 @@ import Testing
 /// fitdecode (which reads all three; Garmin's Python SDK stops at compressed timestamps).
 @Suite("FIT: developer fields, compressed timestamps and both byte orders")
 struct FITFeatureTests {
-    /// A FIT file: 14-byte header, `records`, CRC.
-    static func file(_ records: [UInt8]) -> [UInt8] {
-        var header: [UInt8] = [14, 0x20, 0x54, 0x08]
-        let size = UInt32(records.count)
-        header += [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)]
-        header += Array(".FIT".utf8)
-        let headerCRC = FIT.crc16(header)
-        header += [UInt8(headerCRC & 0xFF), UInt8(headerCRC >> 8)]
-        var bytes = header + records
-        let crc = FIT.crc16(bytes)
-        bytes += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
-        return bytes
-    }
+    static func file(_ records: [UInt8]) -> [UInt8] { FIT.container(records: records) }
 
     static func le32(_ v: UInt32) -> [UInt8] {
         [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
