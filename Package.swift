@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "handoffd", targets: ["handoffd"]),
         .executable(name: "handoff", targets: ["handoff"]),
+        .executable(name: "handoff-store", targets: ["handoff-store"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -18,6 +19,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The group store (handoff-store); nothing of it is linked into the pack.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // Pure modules: no I/O.
@@ -65,6 +70,18 @@ let package = Package(
             ],
             resources: [.copy("Resources/demo-run.capture.jsonl")]),
 
+        // The group store: accounts, groups, the baton, runs (DESIGN.md "The group store").
+        .target(
+            name: "GroupStore",
+            dependencies: [
+                "HandoffModel", "ActivityFormats",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // Thin executables.
         .executableTarget(
             name: "handoffd",
@@ -73,6 +90,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "handoff", dependencies: ["HandoffModel", "PackCLI"]),
+        .executableTarget(
+            name: "handoff-store",
+            dependencies: [
+                "GroupStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
         // Work loads for scripts/bench (callgrind); not part of a pack.
         .executableTarget(
             name: "handoff-bench",
@@ -121,6 +145,13 @@ let package = Package(
                 "PackService", "PackControl", "PackSensors", "PackStorage", "RunSimulator", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "GroupStoreTests",
+            dependencies: [
+                "GroupStore", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,181 @@
+import Crypto
+import Dispatch
+import Foundation
+import HandoffModel
+import HummingbirdBcrypt
+import Logging
+
+/// Accounts and sign-in: the rules, password hashing, tokens and the login rate limit. Passwords
+/// are never logged or returned; tokens are random and stored only as their SHA-256.
+public struct AccountService: Sendable {
+    public struct Configuration: Sendable {
+        /// bcrypt's cost (2^cost rounds): 12 takes a few hundred milliseconds, as intended.
+        public var bcryptCost: UInt8 = 12
+        public var sessionLifetimeSeconds: Int64 = 30 * 24 * 3600
+        public var loginAttempts = 5
+        public var loginWindowSeconds: Int64 = 15 * 60
+        public init() {}
+    }
+
+    let repository: any StoreRepository
+    let configuration: Configuration
+    let limiter: LoginLimiter
+    let now: @Sendable () -> WallInstant
+
+    public init(
+        repository: any StoreRepository, configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
+    ) {
+        self.repository = repository
+        self.configuration = configuration
+        self.limiter = LoginLimiter(attempts: configuration.loginAttempts, window: configuration.loginWindowSeconds)
+        self.now = now
+    }
+
+    /// A new session token for `account`.
+    public struct Issued: Sendable, Encodable {
+        public let token: String
+        public let expiresAt: String
+        enum CodingKeys: String, CodingKey {
+            case token
+            case expiresAt = "expires_at"
+        }
+    }
+
+    public func signUp(email: String, username: String, password: String) async throws -> (Account, Issued) {
+        let email = try AccountRules.email(email)
+        let username = try AccountRules.username(username)
+        try AccountRules.password(password)
+        let hash = await hashPassword(password)
+        let account = try await repository.createAccount(
+            email: email, username: username, passwordHash: hash, now: now())
+        return (account, try await issue(account.id))
+    }
+
+    public func signIn(login: String, password: String) async throws -> (Account, Issued) {
+        let key = login.lowercased()
+        let time = now()
+        if let wait = await limiter.blocked(key, now: time) {
+            throw StoreError(
+                .tooManyRequests, "too_many_attempts",
+                "too many failed sign-ins for \(login): try again in \(wait / 60 + 1) minutes", retryAfter: Int(wait))
+        }
+        // The same work whether or not the account exists, so timing does not tell.
+        let account = try await repository.account(login: login)
+        let ok = await verify(password, hash: account?.passwordHash ?? Self.decoyHash)
+        guard let account, ok else {
+            await limiter.failed(key, now: time)
+            throw StoreError(.unauthorized, "wrong_credentials", "the login or the password is wrong")
+        }
+        await limiter.succeeded(key)
+        return (account, try await issue(account.id))
+    }
+
+    /// The account behind a bearer token.
+    public func authenticate(token: String) async throws -> (Account, TokenScope) {
+        guard let found = try await repository.token(hash: Self.digest(token), now: now()) else {
+            throw StoreError(
+                .unauthorized, "invalid_token",
+                "this token is unknown, expired or revoked: sign in again (POST /v1/sessions)")
+        }
+        return (found.account, found.scope)
+    }
+
+    public func signOut(token: String) async throws { try await repository.deleteToken(hash: Self.digest(token)) }
+
+    /// Changes username, email or password; the current password is asked for all but the
+    /// username. A new password ends every other session.
+    public func update(
+        _ account: Account, token: String, username: String?, email: String?, password: String?,
+        currentPassword: String?
+    ) async throws -> Account {
+        var changed = account
+        if let username { changed.username = try AccountRules.username(username) }
+        if email != nil || password != nil {
+            guard let currentPassword, await verify(currentPassword, hash: account.passwordHash) else {
+                throw StoreError(
+                    .forbidden, "wrong_password",
+                    "give your current password (current_password) to change email or password")
+            }
+        }
+        if let email { changed.email = try AccountRules.email(email) }
+        if let password {
+            try AccountRules.password(password)
+            changed.passwordHash = await hashPassword(password)
+        }
+        try await repository.updateAccount(changed)
+        if password != nil { try await repository.deleteTokens(account: account.id, keeping: Self.digest(token)) }
+        return changed
+    }
+
+    /// Deletes the account, its tokens and (once runs exist) its runs; asks for the password.
+    public func delete(_ account: Account, password: String) async throws {
+        guard await verify(password, hash: account.passwordHash) else {
+            throw StoreError(.forbidden, "wrong_password", "give your password to delete the account")
+        }
+        try await repository.deleteAccount(id: account.id)
+    }
+
+    private func issue(_ account: Int64) async throws -> Issued {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
+        let token = bytes.map { String(format: "%02x", $0) }.joined()
+        let time = now()
+        let expires = time.advanced(byNanoseconds: configuration.sessionLifetimeSeconds * nanosecondsPerSecond)
+        try await repository.createToken(
+            hash: Self.digest(token), account: account, scope: .session, expires: expires, now: time)
+        return Issued(token: token, expiresAt: CivilTime(expires).iso8601())
+    }
+
+    static func digest(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// bcrypt off the async threads: it is meant to be slow.
+    private func hashPassword(_ password: String) async -> String {
+        let cost = configuration.bcryptCost
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Bcrypt.hash(password, cost: cost)) }
+        }
+    }
+
+    private func verify(_ password: String, hash: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Bcrypt.verify(password, hash: hash)) }
+        }
+    }
+
+    /// A valid bcrypt hash of nothing anyone can type, checked when the login is unknown.
+    static let decoyHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: 12)
+}
+
+/// Failed sign-ins per login in a sliding window; blocked after `attempts` failures until the
+/// oldest leaves the window. In memory: one store instance (a later step shares it through the
+/// database for several instances).
+actor LoginLimiter {
+    let attempts: Int
+    let window: Int64
+    private var failures: [String: [Int64]] = [:]
+
+    init(attempts: Int, window: Int64) {
+        self.attempts = attempts
+        self.window = window
+    }
+
+    /// Seconds to wait, when blocked.
+    func blocked(_ key: String, now: WallInstant) -> Int64? {
+        let t = now.nanosecondsSinceEpoch / nanosecondsPerSecond
+        let recent = (failures[key] ?? []).filter { $0 > t - window }
+        failures[key] = recent
+        guard recent.count >= attempts, let oldest = recent.first else { return nil }
+        return max(1, oldest + window - t)
+    }
+
+    func failed(_ key: String, now: WallInstant) {
+        failures[key, default: []].append(now.nanosecondsSinceEpoch / nanosecondsPerSecond)
+        if failures.count > 100_000 { failures.removeAll() }
+    }
+
+    func succeeded(_ key: String) { failures[key] = nil }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HandoffModel
+
+/// A runner's account.
+public struct Account: Sendable, Equatable {
+    public var id: Int64
+    public var email: String
+    public var username: String
+    public var passwordHash: String
+    public var created: WallInstant
+}
+
+/// What a bearer token may do: a person's session does everything; a pack's device token only
+/// uploads runs and uses the baton (RFC 8628 device flow, a later step).
+public enum TokenScope: String, Sendable, Codable {
+    case session
+    case device
+}
+
+/// The rules an account's fields follow, with messages that say how to meet them.
+enum AccountRules {
+    static let minimumPasswordLength = 10
+    /// bcrypt reads only the first 72 bytes of a password: longer ones would be silently cut.
+    static let maximumPasswordBytes = 72
+
+    static func email(_ raw: String) throws(StoreError) -> String {
+        let email = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: \.isWhitespace)
+        else {
+            throw StoreError(.unprocessableContent, "invalid_email", "\"\(raw)\" is not an email address")
+        }
+        return email
+    }
+
+    static func username(_ raw: String) throws(StoreError) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_-.")
+        guard (3...32).contains(raw.count), raw.lowercased().allSatisfy(allowed.contains) else {
+            throw StoreError(
+                .unprocessableContent, "invalid_username",
+                "a username is 3 to 32 letters, digits, dots, dashes or underscores")
+        }
+        return raw
+    }
+
+    static func password(_ password: String) throws(StoreError) {
+        guard password.count >= minimumPasswordLength else {
+            throw StoreError(
+                .unprocessableContent, "weak_password",
+                "a password needs at least \(minimumPasswordLength) characters (a few words make a good one)")
+        }
+        guard password.utf8.count <= maximumPasswordBytes else {
+            throw StoreError(
+                .unprocessableContent, "long_password",
+                "a password may be at most \(maximumPasswordBytes) bytes (bcrypt ignores the rest)")
+        }
+    }
+}

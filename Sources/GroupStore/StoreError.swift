@@ -1,0 +1,41 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An error the API returns: an HTTP status, a stable `code` for programs and a `message` that
+/// says what happened and what to do. The body is `{"error":{"code":…,"message":…}}`.
+public struct StoreError: Error, Sendable, Equatable, HTTPResponseError {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    /// Seconds to wait before asking again (429).
+    public var retryAfter: Int?
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    /// The JSON error response.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var fields: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter { fields[.retryAfter] = String(retryAfter) }
+        let data = (try? StoreJSON.encoder.encode(ErrorBody(error: .init(code: code, message: message)))) ?? Data()
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static let unauthorized = StoreError(
+        .unauthorized, "unauthorized",
+        "sign in first: send `Authorization: Bearer TOKEN` with a token from POST /v1/sessions")
+}
+
+/// `{"error":{"code":…,"message":…}}`.
+struct ErrorBody: Codable {
+    struct Inner: Codable {
+        let code: String
+        let message: String
+    }
+    let error: Inner
+}

@@ -1,0 +1,189 @@
+import Foundation
+import GroupStore
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import TestSupport
+import Testing
+
+/// A store on a loopback port with its own SQLite file, and a client that speaks JSON to it.
+struct StoreHarness {
+    let directory: TemporaryDirectory
+    let repository: SQLiteRepository
+    var configuration = StoreApplication.Configuration()
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        repository = try SQLiteRepository(path: directory.file("store.sqlite").path)
+        configuration.port = 0
+        configuration.accounts.bcryptCost = 4  // the rounds are bcrypt's, not ours: keep tests quick
+    }
+
+    func run(_ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        var logger = Logger(label: "store.test")
+        logger.logLevel = .warning
+        let app = StoreApplication.make(repository: repository, configuration: configuration, logger: logger)
+        try await app.test(.live, test)
+    }
+}
+
+struct Reply {
+    let status: HTTPResponse.Status
+    let json: [String: Any]
+    let headers: HTTPFields
+
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    var errorMessage: String { (json["error"] as? [String: Any])?["message"] as? String ?? "" }
+}
+
+extension TestClientProtocol {
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: [String: Any]? = nil
+    ) async throws
+        -> Reply
+    {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let body = try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
+        return try await execute(uri: uri, method: method, headers: headers, body: body) { response in
+            let data = Data(buffer: response.body)
+            let object = data.isEmpty ? [:] : (try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:])
+            return Reply(status: response.status, json: object, headers: response.headers)
+        }
+    }
+
+    /// Signs up and returns the session token.
+    func signUp(_ username: String, password: String = "correct horse battery") async throws -> String {
+        let reply = try await call(
+            .post, "/v1/accounts",
+            json: ["email": "\(username)@example.org", "username": username, "password": password])
+        #expect(reply.status == .created, "\(reply.json)")
+        return reply.json["token"] as? String ?? ""
+    }
+}
+
+@Suite("Accounts and sign-in over HTTP (SQLite)")
+struct AccountTests {
+    @Test("Sign up, sign in, see yourself, sign out: the token stops working at once")
+    func lifecycle() async throws {
+        try await StoreHarness().run { client in
+            let token = try await client.signUp("ada")
+            let me = try await client.call(.get, "/v1/me", token: token)
+            #expect(me.status == .ok && me.json["username"] as? String == "ada")
+            #expect(me.json["email"] as? String == "ada@example.org")
+            #expect(me.json["password_hash"] == nil && me.json["password"] == nil)
+
+            let signIn = try await client.call(
+                .post, "/v1/sessions", json: ["login": "ADA@example.org", "password": "correct horse battery"])
+            #expect(signIn.status == .ok)
+            let second = try #require(signIn.json["token"] as? String)
+            #expect(second != token && second.count == 64)
+
+            #expect(try await client.call(.delete, "/v1/sessions/current", token: token).status == .noContent)
+            let revoked = try await client.call(.get, "/v1/me", token: token)
+            #expect(revoked.status == .unauthorized && revoked.errorCode == "invalid_token")
+            #expect(try await client.call(.get, "/v1/me", token: second).status == .ok)
+            let none = try await client.call(.get, "/v1/me")
+            #expect(none.status == .unauthorized && none.errorMessage.contains("Bearer"))
+            let health = try await client.call(.get, "/v1/health")
+            #expect(health.status == .ok && health.json["status"] as? String == "ok")
+            let nowhere = try await client.call(.get, "/v1/nowhere")
+            #expect(nowhere.status == .notFound && nowhere.errorMessage.contains("GET /v1/nowhere"))
+        }
+    }
+
+    @Test("Bad sign-ups are refused with what to fix: weak, long, taken, malformed")
+    func badSignUps() async throws {
+        try await StoreHarness().run { client in
+            _ = try await client.signUp("grace")
+            func attempt(_ body: [String: Any]) async throws -> Reply {
+                try await client.call(.post, "/v1/accounts", json: body)
+            }
+            let weak = try await attempt(["email": "a@b.org", "username": "alan", "password": "short"])
+            #expect(weak.status == .unprocessableContent && weak.errorCode == "weak_password")
+            let long = try await attempt([
+                "email": "a@b.org", "username": "alan", "password": String(repeating: "é", count: 40),
+            ])
+            #expect(long.errorCode == "long_password")
+            let taken = try await attempt(["email": "GRACE@example.org", "username": "other", "password": "0123456789"])
+            #expect(taken.status == .conflict && taken.errorCode == "email_taken")
+            let name = try await attempt(["email": "x@example.org", "username": "Grace", "password": "0123456789"])
+            #expect(name.status == .conflict && name.errorCode == "username_taken")
+            let email = try await attempt(["email": "not an email", "username": "alan", "password": "0123456789"])
+            #expect(email.errorCode == "invalid_email")
+            let user = try await attempt(["email": "x@example.org", "username": "a b", "password": "0123456789"])
+            #expect(user.errorCode == "invalid_username")
+            let missing = try await attempt(["email": "x@example.org"])
+            #expect(missing.status == .badRequest && missing.errorMessage.contains("username"))
+        }
+    }
+
+    @Test("Wrong passwords are refused alike for unknown logins, and the sixth try in a window gets 429")
+    func wrongPasswordsAndRateLimit() async throws {
+        try await StoreHarness().run { client in
+            _ = try await client.signUp("linus")
+            let unknown = try await client.call(
+                .post, "/v1/sessions", json: ["login": "nobody", "password": "whatever123"])
+            #expect(unknown.status == .unauthorized && unknown.errorCode == "wrong_credentials")
+            for _ in 0..<5 {
+                let wrong = try await client.call(
+                    .post, "/v1/sessions", json: ["login": "linus", "password": "wrong password"])
+                #expect(wrong.status == .unauthorized && wrong.errorCode == "wrong_credentials")
+            }
+            let limited = try await client.call(
+                .post, "/v1/sessions", json: ["login": "linus", "password": "correct horse battery"])
+            #expect(limited.status == .tooManyRequests && limited.errorCode == "too_many_attempts")
+            #expect(Int(limited.headers[.retryAfter] ?? "") ?? 0 > 0)
+        }
+    }
+
+    @Test("Changing the password asks for the current one and ends the other sessions; deleting needs it too")
+    func changeAndDelete() async throws {
+        try await StoreHarness().run { client in
+            let token = try await client.signUp("margaret")
+            let other = try #require(
+                try await client.call(
+                    .post, "/v1/sessions", json: ["login": "margaret", "password": "correct horse battery"]
+                ).json["token"] as? String)
+            let renamed = try await client.call(.patch, "/v1/me", token: token, json: ["username": "maggie"])
+            #expect(renamed.status == .ok && renamed.json["username"] as? String == "maggie")
+            let noCurrent = try await client.call(
+                .patch, "/v1/me", token: token, json: ["password": "a new long password"])
+            #expect(noCurrent.status == .forbidden && noCurrent.errorCode == "wrong_password")
+            let changed = try await client.call(
+                .patch, "/v1/me", token: token,
+                json: ["password": "a new long password", "current_password": "correct horse battery"])
+            #expect(changed.status == .ok)
+            #expect(try await client.call(.get, "/v1/me", token: other).status == .unauthorized)
+            #expect(try await client.call(.get, "/v1/me", token: token).status == .ok)
+            let old = try await client.call(
+                .post, "/v1/sessions", json: ["login": "maggie", "password": "correct horse battery"])
+            #expect(old.status == .unauthorized)
+
+            let refused = try await client.call(.delete, "/v1/me", token: token, json: ["password": "wrong password"])
+            #expect(refused.status == .forbidden)
+            #expect(
+                try await client.call(.delete, "/v1/me", token: token, json: ["password": "a new long password"]).status
+                    == .noContent)
+            #expect(try await client.call(.get, "/v1/me", token: token).status == .unauthorized)
+            let gone = try await client.call(
+                .post, "/v1/sessions", json: ["login": "maggie", "password": "a new long password"])
+            #expect(gone.status == .unauthorized)
+        }
+    }
+
+    @Test("Passwords and tokens are not in the database in the clear")
+    func storedHashed() async throws {
+        let harness = try StoreHarness()
+        try await harness.run { client in
+            let token = try await client.signUp("barbara", password: "a secret passphrase")
+            let bytes =
+                try Data(contentsOf: harness.directory.file("store.sqlite"))
+                + ((try? Data(contentsOf: harness.directory.file("store.sqlite-wal"))) ?? Data())
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(!text.contains("a secret passphrase"))
+            #expect(!text.contains(token))
+            #expect(text.contains("$2b$04$") || text.contains("$2a$04$") || text.contains("$2y$04$"), "a bcrypt hash")
+        }
+    }
+}
