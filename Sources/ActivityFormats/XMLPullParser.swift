@@ -287,7 +287,9 @@ enum XMLText {
             u[10] == UInt8(ascii: "T") || u[10] == UInt8(ascii: " "), u[13] == UInt8(ascii: ":"),
             u[16] == UInt8(ascii: ":"), let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61,
+            // Nanoseconds since 1970 in 64 bits reach from 1677 to 2262.
+            (1678...2261).contains(year)
         else { return nil }
         var i = 19
         var nanos = 0
@@ -368,5 +370,14 @@ extension String {
         guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
         let last = bytes.lastIndex(where: { !isSpace($0) })!
         return self[first...last]
+    }
+}
+
+extension WallInstant {
+    /// An ISO 8601 / RFC 3339 time: `2026-11-23T07:00:00Z`, with fraction or offset; without a
+    /// zone it is taken as UTC.
+    public init?(iso8601 text: String) {
+        guard let instant = XMLText.time(text) else { return nil }
+        self = instant
     }
 }

@@ -41,7 +41,8 @@ struct SignedIn: ResponseEncodable {
 }
 
 struct AccountRoutes {
-    let accounts: AccountService
+    let services: Services
+    var accounts: AccountService { services.accounts }
 
     struct SignUp: Decodable {
         let email: String
@@ -69,53 +70,77 @@ struct AccountRoutes {
         let password: String
     }
 
-    func register(_ group: RouterGroup<BasicRequestContext>) {
-        group.post("accounts") { request, context in
-            let body = try await request.decode(as: SignUp.self, context: context)
+    struct Weeks: ResponseEncodable {
+        struct Week: Encodable {
+            let weekStarting: String
+            let distanceM: Double
+            let runs: Int64
+            enum CodingKeys: String, CodingKey {
+                case weekStarting = "week_starting"
+                case distanceM = "distance_m"
+                case runs
+            }
+        }
+        let weeks: [Week]
+    }
+
+    func register(_ router: RouteRecorder) {
+        router.post("/v1/accounts") { request, context in
+            let body = try await request.json(SignUp.self, context)
             let (account, issued) = try await accounts.signUp(
                 email: body.email, username: body.username, password: body.password)
             context.logger.info("Account created", metadata: ["account": "\(account.id)"])
             return EditedResponse(status: .created, response: SignedIn(account, issued))
         }
-        group.post("sessions") { request, context in
-            let body = try await request.decode(as: SignIn.self, context: context)
+        router.post("/v1/sessions") { request, context in
+            let body = try await request.json(SignIn.self, context)
             let (account, issued) = try await accounts.signIn(login: body.login, password: body.password)
             return SignedIn(account, issued)
         }
-        group.delete("sessions/current") { request, _ in
+        router.delete("/v1/sessions/current") { request, _ in
             let token = try bearer(request)
-            _ = try await accounts.authenticate(token: token)
-            try await accounts.signOut(token: token)
+            let credential = try await accounts.authenticate(token: token)
+            // A pack signing out unlinks itself: its device goes with its token.
+            if let device = credential.device {
+                try await services.repository.revokeDevice(device, account: credential.account.id)
+            } else {
+                try await accounts.signOut(token: token)
+            }
             return HTTPResponse.Status.noContent
         }
-        group.get("me") { request, _ in
-            let (account, _) = try await accounts.authenticate(token: try bearer(request))
-            return AccountView(account)
+        router.get("/v1/me") { request, _ in
+            AccountView(try await services.caller(request, device: true).account)
         }
-        group.patch("me") { request, context in
+        router.patch("/v1/me") { request, context in
             let token = try bearer(request)
-            let (account, scope) = try await accounts.authenticate(token: token)
-            try Self.person(scope)
-            let body = try await request.decode(as: Change.self, context: context)
+            let account = try await services.caller(request).account
+            let body = try await request.json(Change.self, context)
             let changed = try await accounts.update(
                 account, token: token, username: body.username, email: body.email, password: body.password,
                 currentPassword: body.currentPassword)
             return AccountView(changed)
         }
-        group.delete("me") { request, context in
-            let (account, scope) = try await accounts.authenticate(token: try bearer(request))
-            try Self.person(scope)
-            let body = try await request.decode(as: Delete.self, context: context)
+        router.delete("/v1/me") { request, context in
+            let account = try await services.caller(request).account
+            let body = try await request.json(Delete.self, context)
             try await accounts.delete(account, password: body.password)
             context.logger.info("Account deleted", metadata: ["account": "\(account.id)"])
             return HTTPResponse.Status.noContent
         }
-    }
-
-    /// Account changes need a person's session, not a pack's device token.
-    static func person(_ scope: TokenScope) throws(StoreError) {
-        guard scope == .session else {
-            throw StoreError(.forbidden, "wrong_scope", "a device token cannot change the account: sign in as a person")
+        router.get("/v1/me/weeks") { request, _ in
+            let account = try await services.caller(request).account
+            let text = request.uri.queryParameters["count"].map(String.init) ?? "12"
+            guard let count = Int(text), (1...520).contains(count) else {
+                throw StoreError(.unprocessableContent, "invalid_count", "count is a number of weeks from 1 to 520")
+            }
+            let weeks = try await services.repository.weeklyDistance(
+                account: account.id, weeks: count, now: services.now())
+            return Weeks(
+                weeks: weeks.map {
+                    .init(
+                        weekStarting: iso(WallInstant(nanosecondsSinceEpoch: $0.week)), distanceM: metres($0.mm),
+                        runs: $0.runs)
+                })
         }
     }
 }

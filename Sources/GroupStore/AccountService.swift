@@ -17,13 +17,13 @@ public struct AccountService: Sendable {
         public init() {}
     }
 
-    let repository: any StoreRepository
+    let repository: StoreRepository
     let configuration: Configuration
     let limiter: LoginLimiter
     let now: @Sendable () -> WallInstant
 
     public init(
-        repository: any StoreRepository, configuration: Configuration = Configuration(),
+        repository: StoreRepository, configuration: Configuration = Configuration(),
         now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
     ) {
         self.repository = repository
@@ -72,13 +72,13 @@ public struct AccountService: Sendable {
     }
 
     /// The account behind a bearer token.
-    public func authenticate(token: String) async throws -> (Account, TokenScope) {
+    public func authenticate(token: String) async throws -> Credential {
         guard let found = try await repository.token(hash: Self.digest(token), now: now()) else {
             throw StoreError(
                 .unauthorized, "invalid_token",
                 "this token is unknown, expired or revoked: sign in again (POST /v1/sessions)")
         }
-        return (found.account, found.scope)
+        return found
     }
 
     public func signOut(token: String) async throws { try await repository.deleteToken(hash: Self.digest(token)) }
@@ -104,28 +104,32 @@ public struct AccountService: Sendable {
             changed.passwordHash = await hashPassword(password)
         }
         try await repository.updateAccount(changed)
-        if password != nil { try await repository.deleteTokens(account: account.id, keeping: Self.digest(token)) }
+        if password != nil { try await repository.deleteSessions(account: account.id, keeping: Self.digest(token)) }
         return changed
     }
 
-    /// Deletes the account, its tokens and (once runs exist) its runs; asks for the password.
+    /// Deletes the account with its sessions, packs and runs; what it ran stays in its groups'
+    /// totals (as former members'). Asks for the password.
     public func delete(_ account: Account, password: String) async throws {
         guard await verify(password, hash: account.passwordHash) else {
             throw StoreError(.forbidden, "wrong_password", "give your password to delete the account")
         }
-        try await repository.deleteAccount(id: account.id)
+        try await repository.deleteAccount(id: account.id, now: now())
     }
 
     private func issue(_ account: Int64) async throws -> Issued {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
-        let token = bytes.map { String(format: "%02x", $0) }.joined()
+        let token = Self.randomToken()
         let time = now()
         let expires = time.advanced(byNanoseconds: configuration.sessionLifetimeSeconds * nanosecondsPerSecond)
         try await repository.createToken(
             hash: Self.digest(token), account: account, scope: .session, expires: expires, now: time)
         return Issued(token: token, expiresAt: CivilTime(expires).iso8601())
+    }
+
+    /// 256 random bits as 64 hex digits.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
     static func digest(_ token: String) -> String {

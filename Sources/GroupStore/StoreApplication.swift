@@ -3,6 +3,16 @@ import HTTPTypes
 import HandoffModel
 import Hummingbird
 import Logging
+import NIOCore
+
+/// The request context of every route: JSON bodies up to 64 kB (uploads read their own larger
+/// bodies), and JSON answers with sorted keys.
+public struct StoreContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public init(source: ApplicationRequestContextSource) { coreContext = .init(source: source) }
+    public var maxUploadSize: Int { 64 * 1024 }
+    public var responseEncoder: JSONEncoder { StoreJSON.encoder }
+}
 
 /// The store's HTTP application: its routes over a repository.
 public enum StoreApplication {
@@ -10,22 +20,105 @@ public enum StoreApplication {
         public var host = "127.0.0.1"
         public var port = 8080
         public var accounts = AccountService.Configuration()
+        /// How long a baton stays with a holder whose pack has gone quiet, unless the group says.
+        public var defaultLeaseSeconds: Int64 = 6 * 3600
+        /// The largest activity file accepted.
+        public var maxRunBytes = 32 * 1024 * 1024
+        /// The address people open for the device page, when the store is behind a proxy;
+        /// otherwise made from the request's Host.
+        public var publicURL: String?
         public init() {}
     }
 
+    /// Every route, as "METHOD /path/{param}", in the order registered: the OpenAPI document
+    /// must describe exactly these (a test checks).
+    public static func routes(_ repository: StoreRepository, _ configuration: Configuration) -> [String] {
+        let router = RouteRecorder(Router(context: StoreContext.self))
+        register(router, Services(repository: repository, configuration: configuration))
+        return router.recorded
+    }
+
     public static func make(
-        repository: any StoreRepository, configuration: Configuration, logger: Logger
+        repository: StoreRepository, configuration: Configuration, logger: Logger,
+        now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
     ) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: StoreContext.self)
         router.add(middleware: ErrorMiddleware())
-        let accounts = AccountService(repository: repository, configuration: configuration.accounts)
-        AccountRoutes(accounts: accounts).register(router.group("v1"))
-        router.get("v1/health") { _, _ in Health(status: "ok", version: StoreVersion.current) }
+        register(RouteRecorder(router), Services(repository: repository, configuration: configuration, now: now))
         return Application(
             router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             logger: logger)
     }
+
+    static func register(_ router: RouteRecorder, _ services: Services) {
+        router.get("/v1/health") { _, _ in Health(status: "ok", version: StoreVersion.current) }
+        router.get("/openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+        AccountRoutes(services: services).register(router)
+        DeviceRoutes(services: services).register(router)
+        GroupRoutes(services: services).register(router)
+        RunRoutes(services: services).register(router)
+        WebPages(services: services).register(router)
+    }
+}
+
+/// What routes share: the repository, the account service, the clock and the configuration.
+struct Services: Sendable {
+    let repository: StoreRepository
+    let accounts: AccountService
+    let configuration: StoreApplication.Configuration
+    let now: @Sendable () -> WallInstant
+
+    init(
+        repository: StoreRepository, configuration: StoreApplication.Configuration,
+        now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
+    ) {
+        self.repository = repository
+        self.configuration = configuration
+        self.now = now
+        accounts = AccountService(repository: repository, configuration: configuration.accounts, now: now)
+    }
+
+    /// The caller, from the bearer token. `device` says whether a pack's token may do this.
+    func caller(_ request: Request, device allowed: Bool = false) async throws -> Credential {
+        let credential = try await accounts.authenticate(token: try bearer(request))
+        guard allowed || credential.scope == .session else {
+            throw StoreError(
+                .forbidden, "wrong_scope",
+                "a pack's device token only uploads runs and uses the baton: sign in as a person for this")
+        }
+        return credential
+    }
+}
+
+/// Registers routes on a router and remembers them (method and OpenAPI-style path).
+final class RouteRecorder {
+    let router: Router<StoreContext>
+    private(set) var recorded: [String] = []
+
+    init(_ router: Router<StoreContext>) { self.router = router }
+
+    typealias Handler = @Sendable (Request, StoreContext) async throws -> any ResponseGenerator
+
+    func on(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
+        let openAPIPath = path.split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
+        }.joined(separator: "/")
+        recorded.append("\(method.rawValue) \(openAPIPath)")
+        router.on(RouterPath(path), method: method) { request, context in
+            try await handler(request, context).response(from: request, context: context)
+        }
+    }
+
+    func get(_ path: String, _ handler: @escaping Handler) { on(.get, path, handler) }
+    func post(_ path: String, _ handler: @escaping Handler) { on(.post, path, handler) }
+    func put(_ path: String, _ handler: @escaping Handler) { on(.put, path, handler) }
+    func patch(_ path: String, _ handler: @escaping Handler) { on(.patch, path, handler) }
+    func delete(_ path: String, _ handler: @escaping Handler) { on(.delete, path, handler) }
 }
 
 struct Health: ResponseEncodable {
@@ -53,8 +146,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 throw StoreError(
                     .notFound, "not_found", "there is no \(request.method) \(request.uri.path) in this API")
             }
-            let code = error.status == .contentTooLarge ? "too_large" : "bad_request"
-            throw StoreError(error.status, code, error.body ?? error.status.reasonPhrase)
+            if error.status == .contentTooLarge {
+                throw StoreError(.contentTooLarge, "too_large", "the body is larger than this route accepts")
+            }
+            throw StoreError(error.status, "bad_request", error.body ?? error.status.reasonPhrase)
+        } catch is NIOTooManyBytesError {
+            throw StoreError(.contentTooLarge, "too_large", "the body is larger than this route accepts")
         } catch {
             context.logger.error("Request failed", metadata: ["error": "\(error)"])
             throw StoreError(.internalServerError, "internal", "the store failed; the error is in its log")
@@ -79,3 +176,24 @@ func bearer(_ request: Request) throws(StoreError) -> String {
     else { throw StoreError.unauthorized }
     return token
 }
+
+extension Request {
+    /// A JSON body within the context's limit, as `T`.
+    func json<T: Decodable>(_ type: T.Type, _ context: StoreContext) async throws -> T {
+        try await decode(as: type, context: context)
+    }
+}
+
+extension StoreContext {
+    /// A numeric path parameter (ids); anything else is a 404 like an unknown id.
+    func id(_ name: String, _ what: String) throws(StoreError) -> Int64 {
+        let text = parameters.get(name) ?? ""
+        guard let id = Int64(text), id > 0 else { throw StoreError.notFound(what, text) }
+        return id
+    }
+}
+
+/// Metres as the API shows them, from the stored millimetres.
+func metres(_ mm: Int64) -> Double { Double(mm) / 1000 }
+
+func iso(_ instant: WallInstant) -> String { CivilTime(instant).iso8601() }

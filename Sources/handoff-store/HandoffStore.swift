@@ -11,7 +11,8 @@ struct HandoffStore: AsyncParsableCommand {
         abstract: "The Handoff group store: accounts, groups, the baton and runs, over HTTP.",
         discussion: """
             Starts with no configuration: SQLite in the data directory, listening on 127.0.0.1:8080. \
-            Every option has an environment variable twin (HANDOFF_STORE_HOST, _PORT, _DATA).
+            Every option has an environment variable twin (HANDOFF_STORE_HOST, _PORT, _DATA, _DATABASE, \
+            _PUBLIC_URL).
             """,
         version: StoreVersion.current)
 
@@ -24,6 +25,22 @@ struct HandoffStore: AsyncParsableCommand {
     @Option(
         help: "The data directory for the SQLite database (HANDOFF_STORE_DATA; default $XDG_DATA_HOME/handoff-store).")
     var data: String?
+
+    @Option(
+        help: """
+            A PostgreSQL database instead of SQLite, as postgres://USER:PASSWORD@HOST:PORT/NAME \
+            (HANDOFF_STORE_DATABASE).
+            """)
+    var database: String?
+
+    @Option(help: "The address people open, when the store is behind a proxy (HANDOFF_STORE_PUBLIC_URL).")
+    var publicURL: String?
+
+    @Option(help: "Hours a baton stays with a holder whose pack has gone quiet, unless a group sets its own.")
+    var batonLeaseHours: Double = 6
+
+    @Option(help: ArgumentHelp("bcrypt's cost for new passwords (12; lower only for tests).", visibility: .hidden))
+    var bcryptCost: UInt8 = 12
 
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -38,15 +55,38 @@ struct HandoffStore: AsyncParsableCommand {
             }
             configuration.port = value
         }
-        let directory = data ?? environment["HANDOFF_STORE_DATA"] ?? Self.defaultData(environment)
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("bcrypt's cost is from 4 to 31") }
+        configuration.accounts.bcryptCost = bcryptCost
+        configuration.publicURL = publicURL ?? environment["HANDOFF_STORE_PUBLIC_URL"]
+        guard batonLeaseHours >= 1.0 / 60, batonLeaseHours <= 336 else {
+            throw ValidationError("the baton lease is from 1/60 hour (a minute) to 336 hours")
+        }
+        configuration.defaultLeaseSeconds = Int64(batonLeaseHours * 3600)
         var logger = Logger(label: "handoff.store")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let repository = try SQLiteRepository(path: directory + "/store.sqlite")
-        logger.info("Store data", metadata: ["database": "\(directory)/store.sqlite"])
-        let app = StoreApplication.make(repository: repository, configuration: configuration, logger: logger)
-        try await app.runService()
+        let engine: any SQLDatabase
+        var postgres: PostgresDatabase?
+        if let url = database ?? environment["HANDOFF_STORE_DATABASE"], !url.isEmpty {
+            let db = try PostgresDatabase(url: url, logger: logger)
+            postgres = db
+            engine = db
+            logger.info("Store data in PostgreSQL", metadata: ["database": "\(PostgresDatabase.redacted(url))"])
+        } else {
+            let directory = data ?? environment["HANDOFF_STORE_DATA"] ?? Self.defaultData(environment)
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            engine = try SQLiteDatabase(path: directory + "/store.sqlite")
+            logger.info("Store data in SQLite", metadata: ["database": "\(directory)/store.sqlite"])
+        }
+        do {
+            let repository = try await StoreRepository(engine)
+            let app = StoreApplication.make(repository: repository, configuration: configuration, logger: logger)
+            try await app.runService()
+        } catch {
+            await postgres?.shutdown()
+            throw error
+        }
+        await postgres?.shutdown()
     }
 
     static func defaultData(_ environment: [String: String]) -> String {

@@ -2,71 +2,13 @@ import Foundation
 import GroupStore
 import Hummingbird
 import HummingbirdTesting
-import Logging
-import TestSupport
 import Testing
 
-/// A store on a loopback port with its own SQLite file, and a client that speaks JSON to it.
-struct StoreHarness {
-    let directory: TemporaryDirectory
-    let repository: SQLiteRepository
-    var configuration = StoreApplication.Configuration()
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        repository = try SQLiteRepository(path: directory.file("store.sqlite").path)
-        configuration.port = 0
-        configuration.accounts.bcryptCost = 4  // the rounds are bcrypt's, not ours: keep tests quick
-    }
-
-    func run(_ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        var logger = Logger(label: "store.test")
-        logger.logLevel = .warning
-        let app = StoreApplication.make(repository: repository, configuration: configuration, logger: logger)
-        try await app.test(.live, test)
-    }
-}
-
-struct Reply {
-    let status: HTTPResponse.Status
-    let json: [String: Any]
-    let headers: HTTPFields
-
-    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
-    var errorMessage: String { (json["error"] as? [String: Any])?["message"] as? String ?? "" }
-}
-
-extension TestClientProtocol {
-    func call(
-        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: [String: Any]? = nil
-    ) async throws
-        -> Reply
-    {
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        let body = try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
-        return try await execute(uri: uri, method: method, headers: headers, body: body) { response in
-            let data = Data(buffer: response.body)
-            let object = data.isEmpty ? [:] : (try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:])
-            return Reply(status: response.status, json: object, headers: response.headers)
-        }
-    }
-
-    /// Signs up and returns the session token.
-    func signUp(_ username: String, password: String = "correct horse battery") async throws -> String {
-        let reply = try await call(
-            .post, "/v1/accounts",
-            json: ["email": "\(username)@example.org", "username": username, "password": password])
-        #expect(reply.status == .created, "\(reply.json)")
-        return reply.json["token"] as? String ?? ""
-    }
-}
-
-@Suite("Accounts and sign-in over HTTP (SQLite)")
+@Suite("Accounts and sign-in over HTTP")
 struct AccountTests {
-    @Test("Sign up, sign in, see yourself, sign out: the token stops working at once")
-    func lifecycle() async throws {
-        try await StoreHarness().run { client in
+    @Test("Sign up, sign in, see yourself, sign out: the token stops working at once", arguments: Backend.available)
+    func lifecycle(_ backend: Backend) async throws {
+        try await StoreHarness(backend).run { client in
             let token = try await client.signUp("ada")
             let me = try await client.call(.get, "/v1/me", token: token)
             #expect(me.status == .ok && me.json["username"] as? String == "ada")
@@ -92,9 +34,9 @@ struct AccountTests {
         }
     }
 
-    @Test("Bad sign-ups are refused with what to fix: weak, long, taken, malformed")
-    func badSignUps() async throws {
-        try await StoreHarness().run { client in
+    @Test("Bad sign-ups are refused with what to fix: weak, long, taken, malformed", arguments: Backend.available)
+    func badSignUps(_ backend: Backend) async throws {
+        try await StoreHarness(backend).run { client in
             _ = try await client.signUp("grace")
             func attempt(_ body: [String: Any]) async throws -> Reply {
                 try await client.call(.post, "/v1/accounts", json: body)
@@ -118,9 +60,11 @@ struct AccountTests {
         }
     }
 
-    @Test("Wrong passwords are refused alike for unknown logins, and the sixth try in a window gets 429")
-    func wrongPasswordsAndRateLimit() async throws {
-        try await StoreHarness().run { client in
+    @Test(
+        "Wrong passwords are refused alike for unknown logins, and the sixth try in a window gets 429",
+        arguments: Backend.available)
+    func wrongPasswordsAndRateLimit(_ backend: Backend) async throws {
+        try await StoreHarness(backend).run { client in
             _ = try await client.signUp("linus")
             let unknown = try await client.call(
                 .post, "/v1/sessions", json: ["login": "nobody", "password": "whatever123"])
@@ -137,9 +81,11 @@ struct AccountTests {
         }
     }
 
-    @Test("Changing the password asks for the current one and ends the other sessions; deleting needs it too")
-    func changeAndDelete() async throws {
-        try await StoreHarness().run { client in
+    @Test(
+        "Changing the password asks for the current one and ends the other sessions; deleting needs it too",
+        arguments: Backend.available)
+    func changeAndDelete(_ backend: Backend) async throws {
+        try await StoreHarness(backend).run { client in
             let token = try await client.signUp("margaret")
             let other = try #require(
                 try await client.call(
@@ -172,7 +118,7 @@ struct AccountTests {
         }
     }
 
-    @Test("Passwords and tokens are not in the database in the clear")
+    @Test("Passwords and tokens are not in the SQLite file in the clear")
     func storedHashed() async throws {
         let harness = try StoreHarness()
         try await harness.run { client in

@@ -1,0 +1,170 @@
+import Foundation
+import HTTPTypes
+import HandoffModel
+import Hummingbird
+
+/// Linking a pack (RFC 8628, the device authorization grant): the pack asks for a code, shows
+/// the person the short user code and where to enter it, and polls; once the person enters the
+/// code while signed in, the next poll returns a device token, good for uploading runs and the
+/// baton until it is revoked. The pack has no screen and no browser: this is the flow made for
+/// that. Errors keep the RFC's names as their codes (`authorization_pending`, `slow_down`,
+/// `expired_token`) inside the API's usual error body.
+struct DeviceRoutes {
+    let services: Services
+
+    static let codeLifetime: Int64 = 15 * 60
+    static let pollInterval: Int64 = 5
+    static let deviceTokenLifetime: Int64 = 10 * 365 * 86_400
+    /// RFC 8628 §6.1: consonants only (no vowels, so no words), unambiguous, case-free.
+    static let userCodeAlphabet = Array("BCDFGHJKLMNPQRSTVWXZ")
+
+    struct CodeRequest: Decodable {
+        let name: String
+    }
+
+    struct CodeReply: ResponseEncodable {
+        let deviceCode: String
+        let userCode: String
+        let verificationURI: String
+        let verificationURIComplete: String
+        let expiresIn: Int64
+        let interval: Int64
+        enum CodingKeys: String, CodingKey {
+            case deviceCode = "device_code"
+            case userCode = "user_code"
+            case verificationURI = "verification_uri"
+            case verificationURIComplete = "verification_uri_complete"
+            case expiresIn = "expires_in"
+            case interval
+        }
+    }
+
+    struct TokenRequest: Decodable {
+        let deviceCode: String
+        enum CodingKeys: String, CodingKey { case deviceCode = "device_code" }
+    }
+
+    struct TokenReply: ResponseEncodable {
+        let accessToken: String
+        let tokenType = "Bearer"
+        let scope = "runs baton"
+        let expiresIn: Int64
+        let account: AccountView
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case tokenType = "token_type"
+            case scope
+            case expiresIn = "expires_in"
+            case account
+        }
+    }
+
+    struct Approve: Decodable {
+        let userCode: String
+        enum CodingKeys: String, CodingKey { case userCode = "user_code" }
+    }
+
+    struct Approved: ResponseEncodable {
+        let name: String
+    }
+
+    struct DeviceView: Encodable {
+        let id: Int64
+        let name: String
+        let linkedAt: String
+        let lastSeenAt: String
+        init(_ device: Device) {
+            id = device.id
+            name = device.name
+            linkedAt = iso(device.created)
+            lastSeenAt = iso(device.lastSeen)
+        }
+        enum CodingKeys: String, CodingKey {
+            case id, name
+            case linkedAt = "linked_at"
+            case lastSeenAt = "last_seen_at"
+        }
+    }
+
+    struct Devices: ResponseEncodable {
+        let devices: [DeviceView]
+    }
+
+    /// Upper case, letters only: "bcdf-ghjk" and "BCDF GHJK" are the same code.
+    static func normalize(_ code: String) -> String {
+        String(code.uppercased().filter { $0.isASCII && $0.isLetter })
+    }
+
+    static func display(_ code: String) -> String { "\(code.prefix(4))-\(code.dropFirst(4))" }
+
+    func register(_ router: RouteRecorder) {
+        let repository = services.repository
+        router.post("/v1/device/code") { request, context in
+            let body = try await request.json(CodeRequest.self, context)
+            let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (1...64).contains(name.count) else {
+                throw StoreError(
+                    .unprocessableContent, "invalid_name",
+                    "name the pack in 1 to 64 characters (it shows on your account)")
+            }
+            let deviceCode = AccountService.randomToken()
+            var generator = SystemRandomNumberGenerator()
+            let userCode = String((0..<8).map { _ in Self.userCodeAlphabet.randomElement(using: &generator)! })
+            try await repository.createDeviceCode(
+                deviceHash: AccountService.digest(deviceCode), userCode: userCode, name: name,
+                lifetime: Self.codeLifetime, interval: Self.pollInterval, now: services.now())
+            let page = services.origin(request) + "/device"
+            return CodeReply(
+                deviceCode: deviceCode, userCode: Self.display(userCode), verificationURI: page,
+                verificationURIComplete: page + "?code=" + Self.display(userCode), expiresIn: Self.codeLifetime,
+                interval: Self.pollInterval)
+        }
+        router.post("/v1/device/token") { request, context in
+            let body = try await request.json(TokenRequest.self, context)
+            let token = AccountService.randomToken()
+            let now = services.now()
+            let expires = now.advanced(byNanoseconds: Self.deviceTokenLifetime * nanosecondsPerSecond)
+            switch try await repository.pollDevice(
+                deviceHash: AccountService.digest(body.deviceCode), tokenHash: AccountService.digest(token),
+                tokenExpires: expires, now: now)
+            {
+            case .pending(let interval):
+                throw StoreError(
+                    .badRequest, "authorization_pending",
+                    "the code has not been entered yet: ask again in \(interval) seconds")
+            case .slowDown(let interval):
+                throw StoreError(
+                    .badRequest, "slow_down", "polling too fast: wait \(interval) seconds between polls")
+            case .approved(let account, let name):
+                guard let owner = try await repository.account(id: account) else { throw StoreError.unauthorized }
+                context.logger.info("Pack linked", metadata: ["account": "\(account)", "device": "\(name)"])
+                return TokenReply(accessToken: token, expiresIn: Self.deviceTokenLifetime, account: AccountView(owner))
+            }
+        }
+        router.post("/v1/device/approve") { request, context in
+            let account = try await services.caller(request).account
+            let body = try await request.json(Approve.self, context)
+            let name = try await repository.approveDevice(
+                userCode: Self.normalize(body.userCode), account: account.id, now: services.now())
+            return Approved(name: name)
+        }
+        router.get("/v1/devices") { request, _ in
+            let account = try await services.caller(request).account
+            return Devices(devices: try await repository.devices(account: account.id).map(DeviceView.init))
+        }
+        router.delete("/v1/devices/:device") { request, context in
+            let account = try await services.caller(request).account
+            try await repository.revokeDevice(try context.id("device", "device"), account: account.id)
+            return HTTPResponse.Status.noContent
+        }
+    }
+}
+
+extension Services {
+    /// Where people reach this store: the configured public URL, or the request's own host.
+    func origin(_ request: Request) -> String {
+        if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        return "http://\(host)"
+    }
+}

@@ -1,0 +1,258 @@
+import ActivityFormats
+import Crypto
+import Foundation
+import HTTPTypes
+import HandoffModel
+import Hummingbird
+
+struct RunView: ResponseEncodable {
+    struct Counted: Encodable {
+        let groupID: Int64
+        let group: String
+        let distanceM: Double
+        let relayLeg: Int64?
+        enum CodingKeys: String, CodingKey {
+            case group
+            case groupID = "group_id"
+            case distanceM = "distance_m"
+            case relayLeg = "relay_leg"
+        }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(groupID, forKey: .groupID)
+            try c.encode(group, forKey: .group)
+            try c.encode(distanceM, forKey: .distanceM)
+            try c.encode(relayLeg, forKey: .relayLeg)
+        }
+    }
+
+    let uuid: String
+    let startedAt: String
+    let elapsedS: Double
+    let timerS: Double
+    let distanceM: Double
+    let sport: String
+    let format: String
+    let size: Int64
+    let sha256: String
+    let uploadedAt: String
+    let summary: [String: JSONValue]
+    let countedIn: [Counted]
+
+    init(_ run: StoredRun, _ counts: [RunCount]) {
+        uuid = run.uuid
+        startedAt = iso(run.started)
+        elapsedS = Double(run.elapsedMS) / 1000
+        timerS = Double(run.timerMS) / 1000
+        distanceM = metres(run.distanceMM)
+        sport = run.sport
+        format = run.format
+        size = run.size
+        sha256 = run.sha256
+        uploadedAt = iso(run.uploaded)
+        summary = (try? StoreJSON.decoder.decode([String: JSONValue].self, from: Data(run.summary.utf8))) ?? [:]
+        countedIn = counts.map {
+            Counted(groupID: $0.groupID, group: $0.groupName, distanceM: metres($0.distanceMM), relayLeg: $0.legID)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case uuid, sport, format, size, sha256, summary
+        case startedAt = "started_at"
+        case elapsedS = "elapsed_s"
+        case timerS = "timer_s"
+        case distanceM = "distance_m"
+        case uploadedAt = "uploaded_at"
+        case countedIn = "counted_in"
+    }
+}
+
+struct RunList: ResponseEncodable {
+    let runs: [RunView]
+}
+
+/// Any JSON value: the runner's summary is kept as sent.
+enum JSONValue: Codable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            self = .null
+        } else if let v = try? c.decode(Bool.self) {
+            self = .bool(v)
+        } else if let v = try? c.decode(Double.self) {
+            self = .number(v)
+        } else if let v = try? c.decode(String.self) {
+            self = .string(v)
+        } else if let v = try? c.decode([JSONValue].self) {
+            self = .array(v)
+        } else {
+            self = .object(try c.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let v): try c.encode(v)
+        case .number(let v): try c.encode(v)
+        case .string(let v): try c.encode(v)
+        case .array(let v): try c.encode(v)
+        case .object(let v): try c.encode(v)
+        }
+    }
+}
+
+/// Runs: uploaded once per uuid, listed, fetched and deleted by their runner.
+struct RunRoutes {
+    let services: Services
+
+    static let mediaTypes: [ActivityFormat: String] = [
+        .fit: "application/vnd.ant.fit", .gpx: "application/gpx+xml", .tcx: "application/vnd.garmin.tcx+xml",
+        .csv: "text/csv",
+    ]
+
+    /// A run's uuid as the pack makes them (RFC 9562 text form), lower-cased.
+    static func uuid(_ context: StoreContext) throws(StoreError) -> String {
+        let text = (context.parameters.get("uuid") ?? "").lowercased()
+        guard UUID(uuidString: text) != nil else {
+            throw StoreError(
+                .unprocessableContent, "invalid_uuid",
+                "a run is named by a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, not \(text)")
+        }
+        return text
+    }
+
+    /// The activity file and the summary from an upload: either `multipart/form-data` with a
+    /// `file` part and an optional `summary` part (a JSON object), or the file itself as the body.
+    static func upload(_ body: [UInt8], contentType: String?) throws(StoreError) -> (file: [UInt8], summary: String) {
+        guard let contentType, let boundary = MultipartForm.boundary(contentType) else { return (body, "{}") }
+        let form = try MultipartForm(body, boundary: boundary)
+        guard let file = form["file"] else {
+            throw StoreError(
+                .unprocessableContent, "missing_file",
+                "the form has no `file` part: send the FIT, GPX or TCX file as `file`")
+        }
+        var summary = "{}"
+        if let part = form["summary"] {
+            guard part.body.count <= 16 * 1024,
+                (try? StoreJSON.decoder.decode([String: JSONValue].self, from: Data(part.body))) != nil
+            else {
+                throw StoreError(
+                    .unprocessableContent, "invalid_summary",
+                    "the `summary` part must be a JSON object of at most 16 kB")
+            }
+            summary = String(decoding: part.body, as: UTF8.self)
+        }
+        return (Array(file.body), summary)
+    }
+
+    /// Reads the file with the project's readers and checks that it is a plausible run.
+    static func parse(_ uuid: String, _ file: [UInt8], summary: String, now: WallInstant) throws(StoreError) -> NewRun {
+        guard !file.isEmpty else {
+            throw StoreError(.unprocessableContent, "empty_file", "the activity file is empty")
+        }
+        guard let format = ActivityFormat.sniff(file), format != .csv else {
+            throw StoreError(
+                .unsupportedMediaType, "unknown_format", "the file is not FIT, GPX or TCX (judged by its first bytes)")
+        }
+        let activity: Activity
+        do {
+            activity = try format.read(file)
+        } catch {
+            throw StoreError(
+                .unprocessableContent, "invalid_file",
+                "the \(format.rawValue.uppercased()) file cannot be read: \(error)")
+        }
+        let statistics = activity.summary.statistics
+        let earliest = WallInstant(secondsSinceEpoch: 946_684_800)  // 2000-01-01
+        guard activity.start >= earliest, activity.start <= now.advanced(byNanoseconds: 86_400 * nanosecondsPerSecond)
+        else {
+            throw StoreError(
+                .unprocessableContent, "implausible_run",
+                "the run starts at \(iso(activity.start)): check the device's clock (runs from 2000 until tomorrow are accepted)"
+            )
+        }
+        let distance = statistics.distanceMeters
+        guard distance.isFinite, distance >= 0, distance <= 1_000_000, activity.summary.elapsedSeconds.isFinite,
+            activity.summary.elapsedSeconds >= 0, activity.summary.elapsedSeconds <= 30 * 86_400
+        else {
+            throw StoreError(
+                .unprocessableContent, "implausible_run",
+                "the run's distance (\(distance) m) or duration (\(activity.summary.elapsedSeconds) s) is not one a runner makes"
+            )
+        }
+        let digest = SHA256.hash(data: Data(file)).map { String(format: "%02x", $0) }.joined()
+        return NewRun(
+            uuid: uuid, started: activity.start, elapsedMS: Int64((activity.summary.elapsedSeconds * 1000).rounded()),
+            timerMS: Int64((statistics.timerSeconds * 1000).rounded()), distanceMM: Int64((distance * 1000).rounded()),
+            sport: activity.sport.rawValue, format: format.rawValue, sha256: digest, file: file, summary: summary)
+    }
+
+    func register(_ router: RouteRecorder) {
+        let repository = services.repository
+        router.put("/v1/runs/:uuid") { request, context in
+            let account = try await services.caller(request, device: true).account
+            let uuid = try Self.uuid(context)
+            var request = request
+            let buffer = try await request.collectBody(upTo: services.configuration.maxRunBytes)
+            let (file, summary) = try Self.upload(Array(buffer: buffer), contentType: request.headers[.contentType])
+            let run = try Self.parse(uuid, file, summary: summary, now: services.now())
+            let (stored, counts, created) = try await repository.putRun(run, account: account.id, now: services.now())
+            if created {
+                context.logger.info(
+                    "Run stored",
+                    metadata: ["run": "\(uuid)", "account": "\(account.id)", "distance_mm": "\(stored.distanceMM)"])
+            }
+            var response = try RunView(stored, counts).response(from: request, context: context)
+            response.status = created ? .created : .ok
+            response.headers[.location] = "/v1/runs/\(uuid)"
+            return response
+        }
+        router.get("/v1/runs") { request, _ in
+            let account = try await services.caller(request).account
+            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "50"
+            guard let limit = Int(limitText), (1...500).contains(limit) else {
+                throw StoreError(.unprocessableContent, "invalid_limit", "limit is a number from 1 to 500")
+            }
+            var before: WallInstant?
+            if let text = request.uri.queryParameters["before"].map(String.init) {
+                guard let instant = WallInstant(iso8601: text) else {
+                    throw StoreError(
+                        .unprocessableContent, "invalid_before",
+                        "before is an ISO 8601 time such as 2026-11-01T00:00:00Z")
+                }
+                before = instant
+            }
+            let runs = try await repository.runs(account: account.id, limit: limit, before: before)
+            return RunList(runs: runs.map { RunView($0, []) })
+        }
+        router.get("/v1/runs/:uuid") { request, context in
+            let account = try await services.caller(request, device: true).account
+            let (run, counts) = try await repository.run(uuid: try Self.uuid(context), account: account.id)
+            return RunView(run, counts)
+        }
+        router.get("/v1/runs/:uuid/file") { request, context in
+            let account = try await services.caller(request).account
+            let uuid = try Self.uuid(context)
+            let (format, bytes) = try await repository.runFile(uuid: uuid, account: account.id)
+            let type = ActivityFormat(rawValue: format).flatMap { Self.mediaTypes[$0] } ?? "application/octet-stream"
+            return Response(
+                status: .ok,
+                headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(uuid).\(format)\""],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        router.delete("/v1/runs/:uuid") { request, context in
+            let account = try await services.caller(request).account
+            try await repository.deleteRun(uuid: try Self.uuid(context), account: account.id)
+            return HTTPResponse.Status.noContent
+        }
+    }
+}

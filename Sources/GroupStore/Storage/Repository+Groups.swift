@@ -1,0 +1,338 @@
+import HandoffModel
+
+/// A group: a name, a distance goal, its members and one baton.
+public struct Group: Sendable {
+    public let id: Int64
+    public var name: String
+    public var ownerID: Int64?
+    public var goalMM: Int64
+    public var deadline: WallInstant?
+    public var inviteCode: String
+    public var leaseSeconds: Int64
+    public let created: WallInstant
+    /// Every counted run's distance, including what former members ran.
+    public let totalMM: Int64
+    public let formerMM: Int64
+
+    init(_ row: SQLRow) {
+        id = row.int("id")
+        name = row.text("name")
+        ownerID = row.optionalInt("owner_id")
+        goalMM = row.int("goal_mm")
+        deadline = row.optionalInt("deadline_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
+        inviteCode = row.text("invite_code")
+        leaseSeconds = row.int("lease_s")
+        created = WallInstant(nanosecondsSinceEpoch: row.int("created_ns"))
+        totalMM = row.int("total_mm")
+        formerMM = row.int("former_mm")
+    }
+}
+
+public struct Member: Sendable {
+    public let accountID: Int64
+    public let username: String
+    public let joined: WallInstant
+    public let turn: Int64
+    public let distanceMM: Int64
+    public let runs: Int64
+    /// Distance of runs started since Monday 00:00 UTC.
+    public let weekMM: Int64
+}
+
+public struct Baton: Sendable {
+    public let holderID: Int64?
+    public let holderName: String?
+    public let since: WallInstant?
+    public let expires: WallInstant?
+    public let legID: Int64?
+}
+
+public struct Leg: Sendable {
+    public let id: Int64
+    public let accountID: Int64?
+    /// nil once the runner deleted their account.
+    public let username: String?
+    public let taken: WallInstant
+    public let ended: WallInstant?
+    /// passed, released, expired or left.
+    public let endedHow: String?
+    public let passedTo: String?
+    public let distanceMM: Int64
+    public let runs: Int64
+
+    init(_ row: SQLRow) {
+        id = row.int("id")
+        accountID = row.optionalInt("account_id")
+        username = row.optionalText("username")
+        taken = WallInstant(nanosecondsSinceEpoch: row.int("taken_ns"))
+        ended = row.optionalInt("ended_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
+        endedHow = row.optionalText("ended_how")
+        passedTo = row.optionalText("passed_to_name")
+        distanceMM = row.int("distance_mm")
+        runs = row.int("runs")
+    }
+}
+
+/// What the group page and `GET /v1/groups/{id}/progress` show.
+public struct Progress: Sendable {
+    public let group: Group
+    public let members: [Member]
+    public let baton: Baton
+    public let legs: [Leg]
+}
+
+/// The start of the week holding `instant`: Monday 00:00 UTC.
+func weekStart(_ instant: WallInstant) -> Int64 {
+    let day = 86_400 * nanosecondsPerSecond
+    let days =
+        instant.nanosecondsSinceEpoch >= 0
+        ? instant.nanosecondsSinceEpoch / day : (instant.nanosecondsSinceEpoch - day + 1) / day
+    // 1970-01-01 was a Thursday: Monday is three days earlier.
+    let monday = days - ((days + 3) % 7 + 7) % 7
+    return monday * day
+}
+
+extension StoreRepository {
+    // MARK: Membership
+
+    /// The group, if `account` is a member; otherwise the same 404 as for a group that does not
+    /// exist, so group ids reveal nothing to outsiders.
+    static func memberGroup(_ db: any SQLSession, _ id: Int64, _ account: Int64) async throws -> Group {
+        guard
+            let row = try await db.one(
+                """
+                SELECT team.* FROM team JOIN member ON member.team_id = team.id
+                WHERE team.id = ? AND member.account_id = ?
+                """, id, account)
+        else { throw StoreError.notFound("group", id) }
+        return Group(row)
+    }
+
+    static func ownedGroup(_ db: any SQLSession, _ id: Int64, _ account: Int64) async throws -> Group {
+        let group = try await memberGroup(db, id, account)
+        guard group.ownerID == account else {
+            throw StoreError(
+                .forbidden, "not_owner", "only the group's owner may do this: ask them, or start a group of your own")
+        }
+        return group
+    }
+
+    func createGroup(
+        name: String, goalMM: Int64, deadline: WallInstant?, leaseSeconds: Int64, inviteCode: String, owner: Int64,
+        now: WallInstant
+    ) async throws -> Group {
+        try await write { db in
+            let t = now.nanosecondsSinceEpoch
+            let row = try await db.one(
+                """
+                INSERT INTO team (name, owner_id, goal_mm, deadline_ns, invite_code, lease_s, created_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *
+                """, name, owner, goalMM, deadline?.nanosecondsSinceEpoch, inviteCode, leaseSeconds, t)!
+            let group = Group(row)
+            try await db.query(
+                "INSERT INTO member (team_id, account_id, joined_ns, turn) VALUES (?, ?, ?, 0)", group.id, owner, t)
+            try await db.query("INSERT INTO baton (team_id) VALUES (?)", group.id)
+            return group
+        }
+    }
+
+    func groups(account: Int64) async throws -> [Group] {
+        try await read { db in
+            try await db.query(
+                """
+                SELECT team.* FROM team JOIN member ON member.team_id = team.id
+                WHERE member.account_id = ? ORDER BY team.id
+                """, account
+            ).map(Group.init)
+        }
+    }
+
+    func group(_ id: Int64, account: Int64) async throws -> Group {
+        try await read { db in try await Self.memberGroup(db, id, account) }
+    }
+
+    /// Saves the owner's changes to name, goal, deadline, lease or invite code.
+    func updateGroup(_ id: Int64, owner: Int64, change: @Sendable (inout Group) throws -> Void) async throws -> Group {
+        try await write { db in
+            var group = try await Self.ownedGroup(db, id, owner)
+            try change(&group)
+            return Group(
+                try await db.one(
+                    """
+                    UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?
+                    WHERE id = ? RETURNING *
+                    """, group.name, group.goalMM, group.deadline?.nanosecondsSinceEpoch, group.leaseSeconds,
+                    group.inviteCode, id)!)
+        }
+    }
+
+    func deleteGroup(_ id: Int64, owner: Int64) async throws {
+        try await write { db in
+            _ = try await Self.ownedGroup(db, id, owner)
+            try await db.query("DELETE FROM team WHERE id = ?", id)
+        }
+    }
+
+    /// Joins by invite code; joining a group again is not an error.
+    func join(inviteCode: String, account: Int64, now: WallInstant) async throws -> Group {
+        try await write { db in
+            guard let row = try await db.one("SELECT * FROM team WHERE invite_code = ?", inviteCode) else {
+                throw StoreError(
+                    .notFound, "unknown_invite",
+                    "no group has the invite code \(inviteCode): check it with the person who sent it")
+            }
+            let group = Group(row)
+            try await db.query(
+                """
+                INSERT INTO member (team_id, account_id, joined_ns, turn)
+                VALUES (?, ?, ?, (SELECT coalesce(max(turn), -1) + 1 FROM member WHERE team_id = ?))
+                ON CONFLICT (team_id, account_id) DO NOTHING
+                """, group.id, account, now.nanosecondsSinceEpoch, group.id)
+            return group
+        }
+    }
+
+    /// A member leaves (or is removed by the owner). What they ran stays in the group's total as
+    /// former members' distance; the baton, if they hold it, is freed; ownership passes to the
+    /// longest-standing member; a group with nobody left is deleted.
+    func leave(_ id: Int64, member: Int64, by actor: Int64, now: WallInstant) async throws {
+        try await write { db in
+            if member == actor {
+                _ = try await Self.memberGroup(db, id, member)
+            } else {
+                _ = try await Self.ownedGroup(db, id, actor)
+                guard
+                    try await db.one("SELECT 1 AS x FROM member WHERE team_id = ? AND account_id = ?", id, member)
+                        != nil
+                else { throw StoreError(.notFound, "member_not_found", "that runner is not a member of this group") }
+            }
+            try await Self.removeMember(db, id, member, now: now)
+        }
+    }
+
+    static func removeMember(_ db: any SQLSession, _ id: Int64, _ account: Int64, now: WallInstant) async throws {
+        try await endLeg(db, team: id, holder: account, at: now.nanosecondsSinceEpoch, how: "left", to: nil)
+        try await db.query(
+            """
+            UPDATE team SET former_mm = former_mm
+                + (SELECT distance_mm FROM member WHERE team_id = ? AND account_id = ?)
+            WHERE id = ?
+            """, id, account, id)
+        // Their runs stop counting here one by one: the sum moved to former_mm above.
+        try await db.query(
+            "DELETE FROM run_team WHERE team_id = ? AND run_id IN (SELECT id FROM run WHERE account_id = ?)", id,
+            account)
+        try await db.query("DELETE FROM member WHERE team_id = ? AND account_id = ?", id, account)
+        if let next = try await db.one(
+            "SELECT account_id FROM member WHERE team_id = ? ORDER BY joined_ns, account_id LIMIT 1", id)
+        {
+            try await db.query(
+                "UPDATE team SET owner_id = ? WHERE id = ? AND (owner_id = ? OR owner_id IS NULL)",
+                next.int("account_id"), id, account)
+        } else {
+            try await db.query("DELETE FROM team WHERE id = ?", id)
+        }
+    }
+
+    /// Sets the baton's rotation: every member exactly once.
+    func setRotation(_ id: Int64, owner: Int64, usernames: [String], now: WallInstant) async throws -> [Member] {
+        try await write { db in
+            _ = try await Self.ownedGroup(db, id, owner)
+            let members = try await db.query(
+                """
+                SELECT member.account_id, account.username_key FROM member
+                JOIN account ON account.id = member.account_id WHERE member.team_id = ?
+                """, id)
+            var byName: [String: Int64] = [:]
+            for row in members { byName[row.text("username_key")] = row.int("account_id") }
+            let keys = usernames.map { $0.lowercased() }
+            guard Set(keys) == Set(byName.keys), keys.count == byName.count else {
+                let missing = Set(byName.keys).subtracting(keys).sorted()
+                let strangers = Set(keys).subtracting(byName.keys).sorted()
+                var problems: [String] = []
+                if !missing.isEmpty { problems.append("missing \(missing.joined(separator: ", "))") }
+                if !strangers.isEmpty { problems.append("not members: \(strangers.joined(separator: ", "))") }
+                if keys.count != Set(keys).count { problems.append("a name appears twice") }
+                throw StoreError(
+                    .unprocessableContent, "invalid_rotation",
+                    "the rotation must list every member once (\(problems.joined(separator: "; ")))")
+            }
+            for (turn, key) in keys.enumerated() {
+                try await db.query(
+                    "UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", turn, id, byName[key]!)
+            }
+            return try await Self.members(db, id, now: now)
+        }
+    }
+
+    // MARK: Progress
+
+    static func members(_ db: any SQLSession, _ id: Int64, now: WallInstant?) async throws -> [Member] {
+        let week = now.map(weekStart) ?? Int64.max
+        return try await db.query(
+            """
+            SELECT member.*, account.username,
+                coalesce((SELECT sum(run_team.distance_mm) FROM run_team JOIN run ON run.id = run_team.run_id
+                    WHERE run_team.team_id = member.team_id AND run.account_id = member.account_id
+                    AND run.started_ns >= ?), 0) AS week_mm
+            FROM member JOIN account ON account.id = member.account_id
+            WHERE member.team_id = ? ORDER BY member.turn, member.account_id
+            """, week, id
+        ).map {
+            Member(
+                accountID: $0.int("account_id"), username: $0.text("username"),
+                joined: WallInstant(nanosecondsSinceEpoch: $0.int("joined_ns")), turn: $0.int("turn"),
+                distanceMM: $0.int("distance_mm"), runs: $0.int("runs"), weekMM: $0.int("week_mm"))
+        }
+    }
+
+    func progress(_ id: Int64, account: Int64?, legs limit: Int = 20, now: WallInstant) async throws -> Progress {
+        try await read { db in
+            let group: Group
+            if let account {
+                group = try await Self.memberGroup(db, id, account)
+            } else {
+                guard let row = try await db.one("SELECT * FROM team WHERE id = ?", id) else {
+                    throw StoreError.notFound("group", id)
+                }
+                group = Group(row)
+            }
+            return Progress(
+                group: group, members: try await Self.members(db, id, now: now),
+                baton: try await Self.baton(db, id, now: now), legs: try await Self.legs(db, id, limit: limit))
+        }
+    }
+
+    static func legs(_ db: any SQLSession, _ id: Int64, limit: Int) async throws -> [Leg] {
+        try await db.query(
+            """
+            SELECT leg.*, a.username, b.username AS passed_to_name FROM leg
+            LEFT JOIN account a ON a.id = leg.account_id
+            LEFT JOIN account b ON b.id = leg.passed_to
+            WHERE leg.team_id = ? ORDER BY leg.taken_ns DESC, leg.id DESC LIMIT ?
+            """, id, limit
+        ).map(Leg.init)
+    }
+
+    /// A member's distance per week (Monday 00:00 UTC), newest first, over every run they
+    /// uploaded.
+    func weeklyDistance(
+        account: Int64, weeks: Int, now: WallInstant
+    ) async throws -> [(week: Int64, mm: Int64, runs: Int64)] {
+        let day = 86_400 * nanosecondsPerSecond
+        let first = weekStart(now) - Int64(weeks - 1) * 7 * day
+        let rows = try await read { db in
+            try await db.query(
+                "SELECT started_ns, distance_mm FROM run WHERE account_id = ? AND started_ns >= ?", account, first)
+        }
+        var buckets = (0..<weeks).map { (week: weekStart(now) - Int64($0) * 7 * day, mm: Int64(0), runs: Int64(0)) }
+        for row in rows {
+            let index = Int(
+                (weekStart(now) - weekStart(WallInstant(nanosecondsSinceEpoch: row.int("started_ns")))) / (7 * day))
+            guard buckets.indices.contains(index) else { continue }
+            buckets[index].mm += row.int("distance_mm")
+            buckets[index].runs += 1
+        }
+        return buckets
+    }
+}

@@ -1,0 +1,223 @@
+import HandoffModel
+
+/// A run as stored: its identity, what the file said, and where it counted.
+public struct StoredRun: Sendable {
+    public let id: Int64
+    public let uuid: String
+    public let accountID: Int64
+    public let started: WallInstant
+    public let elapsedMS: Int64
+    public let timerMS: Int64
+    public let distanceMM: Int64
+    public let sport: String
+    public let format: String
+    public let sha256: String
+    public let size: Int64
+    public let summary: String
+    public let uploaded: WallInstant
+
+    init(_ row: SQLRow) {
+        id = row.int("id")
+        uuid = row.text("uuid")
+        accountID = row.int("account_id")
+        started = WallInstant(nanosecondsSinceEpoch: row.int("started_ns"))
+        elapsedMS = row.int("elapsed_ms")
+        timerMS = row.int("timer_ms")
+        distanceMM = row.int("distance_mm")
+        sport = row.text("sport")
+        format = row.text("format")
+        sha256 = row.text("sha256")
+        size = row.int("size")
+        summary = row.text("summary")
+        uploaded = WallInstant(nanosecondsSinceEpoch: row.int("uploaded_ns"))
+    }
+}
+
+/// Where a run counted: a group, and the relay leg when it was run holding the baton.
+public struct RunCount: Sendable {
+    public let groupID: Int64
+    public let groupName: String
+    public let legID: Int64?
+    public let distanceMM: Int64
+}
+
+/// A parsed upload, ready to store.
+struct NewRun: Sendable {
+    let uuid: String
+    let started: WallInstant
+    let elapsedMS: Int64
+    let timerMS: Int64
+    let distanceMM: Int64
+    let sport: String
+    let format: String
+    let sha256: String
+    let file: [UInt8]
+    let summary: String
+}
+
+private let runColumns =
+    "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns"
+
+extension StoreRepository {
+    /// Stores a run and adds it to every total it counts toward, in one transaction. The same
+    /// uuid with the same file returns the stored run (`created` false); with another file, or
+    /// from another account, it is a 409.
+    func putRun(_ run: NewRun, account: Int64, now: WallInstant) async throws -> (StoredRun, [RunCount], created: Bool)
+    {
+        try await write { db in
+            if let existing = try await Self.sameRun(db, run, account: account) {
+                return (existing, try await Self.counts(db, existing.id), false)
+            }
+            let inserted = try await db.one(
+                """
+                INSERT INTO run (uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256,
+                    size, file, summary, uploaded_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (uuid) DO NOTHING RETURNING \(runColumns)
+                """, run.uuid, account, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
+                run.sport, run.format, run.sha256, run.file.count, run.file, run.summary, now.nanosecondsSinceEpoch)
+            guard let inserted else {
+                // A concurrent upload of the same uuid committed first (PostgreSQL waits for it).
+                guard let existing = try await Self.sameRun(db, run, account: account) else {
+                    throw StoreError(
+                        .conflict, "run_conflict", "this run is being uploaded at the same moment: try again")
+                }
+                return (existing, try await Self.counts(db, existing.id), false)
+            }
+            let stored = StoredRun(inserted)
+            try await Self.count(db, stored)
+            return (stored, try await Self.counts(db, stored.id), true)
+        }
+    }
+
+    /// The stored run with this uuid when it is the same upload; a 409 when the uuid is taken by
+    /// other content.
+    private static func sameRun(_ db: any SQLSession, _ run: NewRun, account: Int64) async throws -> StoredRun? {
+        guard let row = try await db.one("SELECT \(runColumns) FROM run WHERE uuid = ?", run.uuid) else { return nil }
+        let existing = StoredRun(row)
+        guard existing.accountID == account else {
+            throw StoreError(
+                .conflict, "run_conflict", "another run is stored under \(run.uuid): give this run a new uuid")
+        }
+        guard existing.sha256 == run.sha256 else {
+            throw StoreError(
+                .conflict, "run_conflict",
+                "a different file is stored under \(run.uuid) (uploaded \(CivilTime(existing.uploaded).iso8601())): delete that run first, or give this one a new uuid"
+            )
+        }
+        return existing
+    }
+
+    /// Adds the run to each group of its runner that it counts toward: one the runner had
+    /// joined when the run started, before the group's deadline. Run while holding the baton, it
+    /// is part of that relay leg.
+    private static func count(_ db: any SQLSession, _ run: StoredRun) async throws {
+        let start = run.started.nanosecondsSinceEpoch
+        let teams = try await db.query(
+            """
+            SELECT team.id FROM team JOIN member ON member.team_id = team.id
+            WHERE member.account_id = ? AND member.joined_ns <= ?
+            AND (team.deadline_ns IS NULL OR team.deadline_ns > ?)
+            """, run.accountID, start, start)
+        for team in teams.map({ $0.int("id") }) {
+            let leg = try await db.one(
+                """
+                SELECT id FROM leg WHERE team_id = ? AND account_id = ? AND taken_ns <= ?
+                AND (ended_ns IS NULL OR ended_ns > ?) ORDER BY taken_ns DESC LIMIT 1
+                """, team, run.accountID, start, start)?.int("id")
+            try await db.query(
+                "INSERT INTO run_team (run_id, team_id, leg_id, distance_mm) VALUES (?, ?, ?, ?)", run.id, team, leg,
+                run.distanceMM)
+            try await db.query(
+                "UPDATE member SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE team_id = ? AND account_id = ?",
+                run.distanceMM, team, run.accountID)
+            try await db.query("UPDATE team SET total_mm = total_mm + ? WHERE id = ?", run.distanceMM, team)
+            if let leg {
+                try await db.query(
+                    "UPDATE leg SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE id = ?", run.distanceMM, leg)
+            }
+        }
+    }
+
+    static func counts(_ db: any SQLSession, _ run: Int64) async throws -> [RunCount] {
+        try await db.query(
+            """
+            SELECT run_team.*, team.name FROM run_team JOIN team ON team.id = run_team.team_id
+            WHERE run_team.run_id = ? ORDER BY run_team.team_id
+            """, run
+        ).map {
+            RunCount(
+                groupID: $0.int("team_id"), groupName: $0.text("name"), legID: $0.optionalInt("leg_id"),
+                distanceMM: $0.int("distance_mm"))
+        }
+    }
+
+    func runs(account: Int64, limit: Int, before: WallInstant?) async throws -> [StoredRun] {
+        try await read { db in
+            try await db.query(
+                """
+                SELECT \(runColumns) FROM run WHERE account_id = ? AND started_ns < ?
+                ORDER BY started_ns DESC, id DESC LIMIT ?
+                """, account, before?.nanosecondsSinceEpoch ?? Int64.max, limit
+            ).map(StoredRun.init)
+        }
+    }
+
+    /// One of the account's runs; another account's run is "not found".
+    func run(uuid: String, account: Int64) async throws -> (StoredRun, [RunCount]) {
+        try await read { db in
+            guard
+                let row = try await db.one(
+                    "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+            else { throw StoreError.notFound("run", uuid) }
+            let run = StoredRun(row)
+            return (run, try await Self.counts(db, run.id))
+        }
+    }
+
+    func runFile(uuid: String, account: Int64) async throws -> (format: String, bytes: [UInt8]) {
+        try await read { db in
+            guard
+                let row = try await db.one(
+                    "SELECT format, file FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+            else { throw StoreError.notFound("run", uuid) }
+            return (row.text("format"), row.blob("file"))
+        }
+    }
+
+    /// Deletes a run and takes its distance out of every total it was in.
+    func deleteRun(uuid: String, account: Int64) async throws {
+        try await write { db in
+            guard let row = try await db.one("SELECT id FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+            else { throw StoreError.notFound("run", uuid) }
+            let id = row.int("id")
+            for count in try await Self.counts(db, id) {
+                try await db.query(
+                    """
+                    UPDATE member SET distance_mm = distance_mm - ?, runs = runs - 1
+                    WHERE team_id = ? AND account_id = ?
+                    """, count.distanceMM, count.groupID, account)
+                try await db.query(
+                    "UPDATE team SET total_mm = total_mm - ? WHERE id = ?", count.distanceMM, count.groupID)
+                if let leg = count.legID {
+                    try await db.query(
+                        "UPDATE leg SET distance_mm = distance_mm - ?, runs = runs - 1 WHERE id = ?", count.distanceMM,
+                        leg)
+                }
+            }
+            try await db.query("DELETE FROM run WHERE id = ?", id)
+        }
+    }
+
+    /// Deletes an account: it leaves each of its groups as a member who leaves does (their
+    /// distance stays in the group totals as former members'), then the account, its sessions,
+    /// packs and runs go.
+    func deleteAccount(id: Int64, now: WallInstant) async throws {
+        try await write { db in
+            for team in try await db.query("SELECT team_id FROM member WHERE account_id = ?", id) {
+                try await Self.removeMember(db, team.int("team_id"), id, now: now)
+            }
+            try await db.query("DELETE FROM account WHERE id = ?", id)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// The store's tables, written once for both engines. `ID`, `INT` and `BLOB` are replaced by
+/// each dialect's types; everything else is SQL both SQLite (3.35+) and PostgreSQL speak.
+/// Distances are integer millimetres, so every total is an exact sum; times are nanoseconds
+/// since the Unix epoch, as everywhere in Handoff.
+enum Schema {
+    struct Migration {
+        let version: Int
+        let name: String
+        let sql: String
+    }
+
+    static let migrations = [
+        Migration(
+            version: 1, name: "accounts, devices, groups, the baton, runs",
+            sql: """
+                CREATE TABLE account (
+                    id ID,
+                    email TEXT NOT NULL UNIQUE,
+                    username TEXT NOT NULL,
+                    username_key TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    created_ns INT NOT NULL
+                );
+                CREATE TABLE device (
+                    id ID,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    created_ns INT NOT NULL,
+                    last_seen_ns INT NOT NULL
+                );
+                CREATE INDEX device_account ON device (account_id);
+                CREATE TABLE token (
+                    hash TEXT PRIMARY KEY,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL CHECK (scope IN ('session', 'device')),
+                    device_id INT REFERENCES device (id) ON DELETE CASCADE,
+                    created_ns INT NOT NULL,
+                    expires_ns INT NOT NULL
+                );
+                CREATE INDEX token_account ON token (account_id);
+                CREATE TABLE device_code (
+                    device_hash TEXT PRIMARY KEY,
+                    user_code TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    created_ns INT NOT NULL,
+                    expires_ns INT NOT NULL,
+                    interval_s INT NOT NULL,
+                    last_poll_ns INT NOT NULL,
+                    account_id INT REFERENCES account (id) ON DELETE CASCADE
+                );
+                CREATE TABLE team (
+                    id ID,
+                    name TEXT NOT NULL,
+                    owner_id INT REFERENCES account (id) ON DELETE SET NULL,
+                    goal_mm INT NOT NULL,
+                    deadline_ns INT,
+                    invite_code TEXT NOT NULL UNIQUE,
+                    lease_s INT NOT NULL,
+                    created_ns INT NOT NULL,
+                    total_mm INT NOT NULL DEFAULT 0,
+                    former_mm INT NOT NULL DEFAULT 0
+                );
+                CREATE TABLE member (
+                    team_id INT NOT NULL REFERENCES team (id) ON DELETE CASCADE,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    joined_ns INT NOT NULL,
+                    turn INT NOT NULL,
+                    distance_mm INT NOT NULL DEFAULT 0,
+                    runs INT NOT NULL DEFAULT 0,
+                    PRIMARY KEY (team_id, account_id)
+                );
+                CREATE INDEX member_account ON member (account_id);
+                CREATE TABLE leg (
+                    id ID,
+                    team_id INT NOT NULL REFERENCES team (id) ON DELETE CASCADE,
+                    account_id INT REFERENCES account (id) ON DELETE SET NULL,
+                    taken_ns INT NOT NULL,
+                    ended_ns INT,
+                    ended_how TEXT,
+                    passed_to INT REFERENCES account (id) ON DELETE SET NULL,
+                    distance_mm INT NOT NULL DEFAULT 0,
+                    runs INT NOT NULL DEFAULT 0
+                );
+                CREATE INDEX leg_team ON leg (team_id, taken_ns);
+                CREATE TABLE baton (
+                    team_id INT PRIMARY KEY REFERENCES team (id) ON DELETE CASCADE,
+                    holder_id INT REFERENCES account (id) ON DELETE SET NULL,
+                    leg_id INT REFERENCES leg (id) ON DELETE SET NULL,
+                    since_ns INT,
+                    expires_ns INT
+                );
+                CREATE TABLE run (
+                    id ID,
+                    uuid TEXT NOT NULL UNIQUE,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    started_ns INT NOT NULL,
+                    elapsed_ms INT NOT NULL,
+                    timer_ms INT NOT NULL,
+                    distance_mm INT NOT NULL,
+                    sport TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    size INT NOT NULL,
+                    file BLOB NOT NULL,
+                    summary TEXT NOT NULL,
+                    uploaded_ns INT NOT NULL
+                );
+                CREATE INDEX run_account ON run (account_id, started_ns);
+                CREATE TABLE run_team (
+                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+                    team_id INT NOT NULL REFERENCES team (id) ON DELETE CASCADE,
+                    leg_id INT REFERENCES leg (id) ON DELETE SET NULL,
+                    distance_mm INT NOT NULL,
+                    PRIMARY KEY (run_id, team_id)
+                );
+                CREATE INDEX run_team_team ON run_team (team_id);
+                """)
+    ]
+
+    /// The migration's SQL in `dialect`.
+    static func sql(_ migration: Migration, _ dialect: SQLDialect) -> String {
+        let (id, int, blob) =
+            switch dialect {
+            case .sqlite: ("INTEGER PRIMARY KEY", "INTEGER", "BLOB")
+            case .postgres: ("BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "BIGINT", "BYTEA")
+            }
+        return migration.sql.replacingOccurrences(of: #"\bID\b"#, with: id, options: .regularExpression)
+            .replacingOccurrences(of: #"\bINT\b"#, with: int, options: .regularExpression)
+            .replacingOccurrences(of: #"\bBLOB\b"#, with: blob, options: .regularExpression)
+    }
+
+    /// Brings the database to the newest schema, one transaction per migration. On PostgreSQL an
+    /// advisory lock keeps two store instances starting together from migrating twice.
+    static func migrate(_ database: any SQLDatabase) async throws {
+        try await database.write { session in
+            try await session.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        }
+        for migration in migrations {
+            try await database.write { session in
+                if database.dialect == .postgres { try await session.query("SELECT pg_advisory_xact_lock(7242026)") }
+                let current =
+                    try await session.one("SELECT max(version) AS v FROM schema_version")?.optionalInt("v") ?? 0
+                guard current < migration.version else { return }
+                for statement in sql(migration, database.dialect).split(separator: ";")
+                where !statement.allSatisfy(\.isWhitespace) {
+                    try await session.query(String(statement), [])
+                }
+                try await session.query("INSERT INTO schema_version (version) VALUES (?)", migration.version)
+            }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import ActivityFormats
+import Foundation
+import GroupStore
+import HandoffModel
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+
+/// The two engines every store test runs against. PostgreSQL needs a server: `.ci/run` starts
+/// one on loopback (scripts/postgres) and sets HANDOFF_POSTGRES_URL; where CI requires system
+/// programs, a missing server fails the PostgreSQL cases instead of leaving them out.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
+
+    static var adminURL: String? {
+        let url = ProcessInfo.processInfo.environment["HANDOFF_POSTGRES_URL"] ?? ""
+        return url.isEmpty ? nil : url
+    }
+
+    static var available: [Backend] {
+        let required =
+            !(ProcessInfo.processInfo.environment[SystemPrograms.environmentVariable] ?? "0")
+            .isEmpty && ProcessInfo.processInfo.environment[SystemPrograms.environmentVariable] != "0"
+        return adminURL != nil || required ? [.sqlite, .postgres] : [.sqlite]
+    }
+}
+
+/// The store's clock in tests: real time plus an offset the test moves (lease expiry).
+final class TestClock: Sendable {
+    private let offset = Mutex<Int64>(0)
+    func advance(seconds: Int64) { offset.withLock { $0 += seconds * 1_000_000_000 } }
+    var now: WallInstant {
+        WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970).advanced(byNanoseconds: offset.withLock { $0 })
+    }
+}
+
+/// A store on a loopback port over a fresh database of the chosen engine.
+struct StoreHarness {
+    let backend: Backend
+    let directory: TemporaryDirectory
+    var configuration = StoreApplication.Configuration()
+    let clock = TestClock()
+
+    init(_ backend: Backend = .sqlite) throws {
+        self.backend = backend
+        directory = try TemporaryDirectory()
+        configuration.port = 0
+        configuration.accounts.bcryptCost = 4  // the rounds are bcrypt's, not ours: keep tests quick
+    }
+
+    var logger: Logger {
+        var logger = Logger(label: "store.test")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Opens a fresh database, runs `body` with it, and removes it.
+    func withDatabase<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite:
+            return try await body(try SQLiteDatabase(path: directory.file("store.sqlite").path))
+        case .postgres:
+            guard let admin = Backend.adminURL else {
+                Issue.record(
+                    "HANDOFF_POSTGRES_URL is not set: run scripts/postgres and export the URL it prints (CI does)")
+                throw CancellationError()
+            }
+            let name = "handoff_test_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)"
+            try await PostgresDatabase.createDatabase(adminURL: admin, name: name, logger: logger)
+            let url = PostgresDatabase.url(admin, database: name)
+            let database = try PostgresDatabase(url: url, logger: logger)
+            do {
+                let value = try await body(database)
+                await database.shutdown()
+                try? await PostgresDatabase.dropDatabase(adminURL: admin, name: name, logger: logger)
+                return value
+            } catch {
+                await database.shutdown()
+                try? await PostgresDatabase.dropDatabase(adminURL: admin, name: name, logger: logger)
+                throw error
+            }
+        }
+    }
+
+    func run(_ test: @Sendable (any TestClientProtocol, StoreRepository) async throws -> Void) async throws {
+        try await withDatabase { database in
+            let repository = try await StoreRepository(database)
+            let clock = self.clock
+            let app = StoreApplication.make(
+                repository: repository, configuration: configuration, logger: logger, now: { clock.now })
+            try await app.test(.live) { client in try await test(client, repository) }
+        }
+    }
+
+    func run(_ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await run { client, _ in try await test(client) }
+    }
+}
+
+struct Reply: @unchecked Sendable {
+    let status: HTTPResponse.Status
+    let json: [String: Any]
+    let headers: HTTPFields
+    let body: Data
+
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    var errorMessage: String { (json["error"] as? [String: Any])?["message"] as? String ?? "" }
+    var text: String { String(decoding: body, as: UTF8.self) }
+    subscript(_ key: String) -> Any? { json[key] }
+}
+
+extension TestClientProtocol {
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: [String: Any]? = nil,
+        body: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers: HTTPFields = [:]
+        if json != nil { headers[.contentType] = "application/json" }
+        if let contentType { headers[.contentType] = contentType }
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        headers.append(contentsOf: extra)
+        let buffer =
+            try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
+            ?? body.map { ByteBuffer(bytes: $0) }
+        let reply = try await execute(uri: uri, method: method, headers: headers, body: buffer) { response in
+            let data = Data(buffer: response.body)
+            let isJSON = response.headers[.contentType]?.hasPrefix("application/json") == true
+            let object =
+                isJSON && !data.isEmpty ? (try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]) : [:]
+            return Reply(status: response.status, json: object, headers: response.headers, body: data)
+        }
+        try APIContract.check(method, uri, reply)
+        return reply
+    }
+
+    /// Signs up and returns the session token.
+    func signUp(_ username: String, password: String = "correct horse battery") async throws -> String {
+        let reply = try await call(
+            .post, "/v1/accounts",
+            json: ["email": "\(username)@example.org", "username": username, "password": password])
+        #expect(reply.status == .created, "\(reply.json)")
+        return reply.json["token"] as? String ?? ""
+    }
+
+    /// Creates a group owned by `token`'s account; returns its id and invite code.
+    func createGroup(
+        _ token: String, name: String = "Relay club", goal: Double = 100_000, lease: Double? = nil
+    )
+        async throws -> (id: Int, invite: String)
+    {
+        var body: [String: Any] = ["name": name, "goal_m": goal]
+        if let lease { body["lease_hours"] = lease }
+        let reply = try await call(.post, "/v1/groups", token: token, json: body)
+        #expect(reply.status == .created, "\(reply.json)")
+        return (reply.json["id"] as? Int ?? 0, reply.json["invite_code"] as? String ?? "")
+    }
+
+    func join(_ token: String, _ invite: String) async throws {
+        let reply = try await call(.post, "/v1/groups/join", token: token, json: ["invite_code": invite])
+        #expect(reply.status == .ok, "\(reply.json)")
+    }
+
+    /// Uploads a file as multipart/form-data with a summary.
+    func upload(
+        _ token: String, uuid: String, file: [UInt8], summary: String = #"{"source":"test"}"#
+    ) async throws -> Reply {
+        let boundary = "handoff-\(UUID().uuidString)"
+        var body = Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"summary\"\r\nContent-Type: application/json\r\n\r\n\(summary)\r\n"
+                .utf8)
+        body += Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"run.fit\"\r\nContent-Type: application/vnd.ant.fit\r\n\r\n"
+                .utf8)
+        body += file
+        body += Array("\r\n--\(boundary)--\r\n".utf8)
+        return try await call(
+            .put, "/v1/runs/\(uuid)", token: token, body: body, contentType: "multipart/form-data; boundary=\(boundary)"
+        )
+    }
+}
+
+/// Activity files made for the tests: a steady run at 1 Hz written by our FIT writer.
+enum RunFiles {
+    static func activity(start: WallInstant, seconds: Int, speed: Double) -> Activity {
+        var points: [RecordPoint] = []
+        for t in 1...max(1, seconds) {
+            let distance = Double(t) * speed
+            points.append(
+                RecordPoint(
+                    elapsedSeconds: t, latitude: 48.2 + distance / 111_000, longitude: 16.37, altitudeMeters: 180,
+                    gpsFix: .threeD, hdop: 0.9, speedMetersPerSecond: speed, distanceMeters: distance,
+                    heartRateBPM: 150,
+                    cadenceSPM: 170, isMoving: true))
+        }
+        let distance = points.last?.distanceMeters ?? 0
+        return Activity(
+            start: start, points: points,
+            events: [
+                SessionEvent(offsetNanoseconds: 0, kind: .start),
+                SessionEvent(offsetNanoseconds: Int64(seconds) * 1_000_000_000, kind: .stop),
+            ],
+            summary: RunSummary(
+                elapsedSeconds: Double(seconds),
+                statistics: RunStatistics(
+                    distanceMeters: distance, timerSeconds: Double(seconds), movingSeconds: seconds,
+                    averageHeartRate: 150, maximumHeartRate: 150, averageCadence: 170, maximumSpeed: speed,
+                    pointCount: points.count), splits: []))
+    }
+
+    static func fit(start: WallInstant, seconds: Int = 600, speed: Double = 3) -> [UInt8] {
+        ActivityFormat.fit.write(activity(start: start, seconds: seconds, speed: speed))
+    }
+
+    /// What the store will count for a FIT file: its distance, as the reader gives it, in mm.
+    static func distanceMM(_ file: [UInt8]) throws -> Int64 {
+        Int64((try ActivityFormat.fit.read(file).summary.statistics.distanceMeters * 1000).rounded())
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import GroupStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Two groups: A (ada owns it, bob is a member) and B (cyd owns it, dee is a member, cyd holds
+/// the baton and has a run and a linked pack). Each case is one route, called by ada or bob with
+/// B's ids; each must be refused without revealing or changing anything of B or of cyd.
+@Suite("Isolation: a member of one group reaches nothing of another group or account")
+struct IsolationTests {
+    struct World: Sendable {
+        let ada: String
+        let bob: String
+        let cyd: String
+        let groupA: Int
+        let groupB: Int
+        let inviteB: String
+        let runB: String
+        let deviceB: Int
+        let cyCookie: String
+    }
+
+    enum Route: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case getGroup, patchGroup, deleteGroup, progress, removeMember, leave, rotation, baton, takeBaton,
+            renewBaton, passBaton, releaseBaton, getRun, getRunFile, deleteRun, putRunOverOthers, revokeDevice,
+            groupPage, listGroups, listRuns, listDevices, weeks
+        var testDescription: String { rawValue }
+
+        /// The request, and the statuses that count as refused.
+        func request(_ w: World) -> (HTTPRequest.Method, String, [String: Any]?, [HTTPResponse.Status]) {
+            let b = "/v1/groups/\(w.groupB)"
+            switch self {
+            case .getGroup: return (.get, b, nil, [.notFound])
+            case .patchGroup: return (.patch, b, ["name": "taken over"], [.notFound])
+            case .deleteGroup: return (.delete, b, nil, [.notFound])
+            case .progress: return (.get, b + "/progress", nil, [.notFound])
+            case .removeMember: return (.delete, b + "/members/dee", nil, [.notFound])
+            case .leave: return (.delete, b + "/members/me", nil, [.notFound])
+            case .rotation: return (.put, b + "/rotation", ["members": ["dee", "cyd"]], [.notFound])
+            case .baton: return (.get, b + "/baton", nil, [.notFound])
+            case .takeBaton: return (.post, b + "/baton/take", nil, [.notFound])
+            case .renewBaton: return (.post, b + "/baton/renew", nil, [.notFound])
+            case .passBaton: return (.post, b + "/baton/pass", ["to": "ada"], [.notFound])
+            case .releaseBaton: return (.post, b + "/baton/release", nil, [.notFound])
+            case .getRun: return (.get, "/v1/runs/\(w.runB)", nil, [.notFound])
+            case .getRunFile: return (.get, "/v1/runs/\(w.runB)/file", nil, [.notFound])
+            case .deleteRun: return (.delete, "/v1/runs/\(w.runB)", nil, [.notFound])
+            case .putRunOverOthers: return (.put, "/v1/runs/\(w.runB)", nil, [.conflict])
+            case .revokeDevice: return (.delete, "/v1/devices/\(w.deviceB)", nil, [.notFound])
+            case .groupPage: return (.get, "/groups/\(w.groupB)", nil, [.notFound])
+            case .listGroups, .listRuns, .listDevices, .weeks: return (.get, "", nil, [.ok])
+            }
+        }
+    }
+
+    static func world(_ client: any TestClientProtocol, _ harness: StoreHarness) async throws -> World {
+        let ada = try await client.signUp("ada")
+        let bob = try await client.signUp("bob")
+        let cyd = try await client.signUp("cyd")
+        let dee = try await client.signUp("dee")
+        let (groupA, inviteA) = try await client.createGroup(ada, name: "A")
+        try await client.join(bob, inviteA)
+        let (groupB, inviteB) = try await client.createGroup(cyd, name: "B")
+        try await client.join(dee, inviteB)
+        #expect(try await client.call(.post, "/v1/groups/\(groupB)/baton/take", token: cyd).status == .ok)
+        let runB = UUID().uuidString.lowercased()
+        #expect(
+            try await client.upload(cyd, uuid: runB, file: RunFiles.fit(start: harness.clock.now)).status == .created)
+        _ = try await DeviceTests.link(client, cyd, name: "cyd's pack")
+        let deviceB = try #require(
+            (try await client.call(.get, "/v1/devices", token: cyd)["devices"] as? [[String: Any]])?.first?["id"]
+                as? Int)
+        let login = try await client.call(
+            .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
+            contentType: "application/x-www-form-urlencoded")
+        let cookie = String((login.headers[.setCookie] ?? "").split(separator: ";")[0])
+        return World(
+            ada: ada, bob: bob, cyd: cyd, groupA: groupA, groupB: groupB, inviteB: inviteB, runB: runB,
+            deviceB: deviceB,
+            cyCookie: cookie)
+    }
+
+    /// What B and cyd look like from the inside: must be the same after every attempt.
+    static func snapshot(_ client: any TestClientProtocol, _ w: World) async throws -> String {
+        let progress = try await client.call(.get, "/v1/groups/\(w.groupB)/progress", token: w.cyd)
+        let run = try await client.call(.get, "/v1/runs/\(w.runB)", token: w.cyd)
+        let devices = try await client.call(.get, "/v1/devices", token: w.cyd)
+        return [progress.text, run.text, devices.text].joined(separator: "\n")
+    }
+
+    @Test("Refused, and nothing of group B or of cyd changes", arguments: Backend.available, Route.allCases)
+    func isolated(_ backend: Backend, _ route: Route) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let w = try await Self.world(client, harness)
+            let before = try await Self.snapshot(client, w)
+            for token in [w.ada, w.bob] {
+                switch route {
+                case .listGroups:
+                    let list = try await client.call(.get, "/v1/groups", token: token)
+                    #expect((list["groups"] as? [[String: Any]])?.map { $0["name"] as? String } == ["A"])
+                case .listRuns:
+                    let list = try await client.call(.get, "/v1/runs", token: token)
+                    #expect((list["runs"] as? [Any])?.isEmpty == true)
+                case .listDevices:
+                    let list = try await client.call(.get, "/v1/devices", token: token)
+                    #expect((list["devices"] as? [Any])?.isEmpty == true)
+                case .weeks:
+                    let weeks = try await client.call(.get, "/v1/me/weeks?count=1", token: token)
+                    #expect((weeks["weeks"] as? [[String: Any]])?.first?["runs"] as? Int == 0)
+                case .putRunOverOthers:
+                    let reply = try await client.upload(
+                        token, uuid: w.runB, file: RunFiles.fit(start: harness.clock.now))
+                    #expect(reply.status == .conflict && !reply.errorMessage.contains("cyd"))
+                case .groupPage:
+                    let page = try await client.call(.get, "/groups/\(w.groupB)", headers: [.cookie: w.cyCookie])
+                    #expect(page.status == .notFound && !page.text.contains(">B<"))
+                default:
+                    let (method, path, body, refused) = route.request(w)
+                    let reply = try await client.call(method, path, token: token, json: body)
+                    #expect(refused.contains(reply.status), "\(method) \(path): \(reply.status) \(reply.json)")
+                    #expect(!reply.text.contains(w.inviteB) && !reply.text.contains("\"B\""))
+                }
+            }
+            #expect(try await Self.snapshot(client, w) == before)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GroupStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("The group page and the OpenAPI document")
+struct PageTests {
+    @Test(
+        "The group page shows the goal as a bar, the baton holder and since when, members' distances and legs, with nothing from elsewhere"
+    )
+    func groupPage() async throws {
+        let harness = try StoreHarness()
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let bob = try await client.signUp("bob")
+            let (id, invite) = try await client.createGroup(ada, name: "Night <owls> & co", goal: 20_000)
+            try await client.join(bob, invite)
+            #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: bob).status == .ok)
+            let run = try await client.upload(
+                bob, uuid: UUID().uuidString,
+                file: RunFiles.fit(
+                    start: harness.clock.now.advanced(byNanoseconds: 2_000_000_000), seconds: 1000, speed: 5))
+            #expect(run["distance_m"] as? Double == 5000)
+            let login = try await client.call(
+                .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
+                contentType: "application/x-www-form-urlencoded")
+            let cookie = String((login.headers[.setCookie] ?? "").split(separator: ";")[0])
+
+            let page = try await client.call(.get, "/groups/\(id)", headers: [.cookie: cookie])
+            #expect(page.status == .ok && page.headers[.contentType] == "text/html; charset=utf-8")
+            let html = page.text
+            #expect(html.contains("<h1>Night &lt;owls&gt; &amp; co</h1>"), "the name is escaped")
+            #expect(html.contains("<strong>5.0 km</strong> of 20.0 km (25.0 %)"))
+            #expect(html.contains("aria-valuenow=\"25.0\"") && html.contains("width:25.0%"))
+            #expect(html.contains("<strong>bob</strong> holds the baton since"))
+            #expect(html.contains("<td>bob</td><td class=\"n\">5.0 km</td>"))
+            #expect(html.contains("<td>ada (owner)</td><td class=\"n\">0.0 km</td>"))
+            #expect(html.contains("<table id=\"legs\">") && html.contains("running"))
+            // No scripts, images, fonts or styles from anywhere: the policy says so, and no
+            // address in the page points off the site.
+            #expect(page.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true)
+            #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"))
+
+            let anonymous = try await client.call(.get, "/groups/\(id)")
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location] == "/login?next=/groups/\(id)")
+            let home = try await client.call(.get, "/", headers: [.cookie: cookie])
+            #expect(home.text.contains("href=\"/groups/\(id)\""))
+            let out = try await client.call(.post, "/logout", headers: [.cookie: cookie])
+            #expect(out.status == .seeOther)
+            #expect(try await client.call(.get, "/groups/\(id)", headers: [.cookie: cookie]).status == .seeOther)
+        }
+    }
+
+    @Test("openapi.json is OpenAPI 3.1, served as written, and lists exactly the routes the router has")
+    func openAPICoversRoutes() async throws {
+        let harness = try StoreHarness()
+        try await harness.withDatabase { database in
+            let repository = try await StoreRepository(database)
+            let routes = Set(StoreApplication.routes(repository, harness.configuration))
+            var documented: Set<String> = []
+            for (path, item) in APIContract.paths {
+                for method in item.keys where ["get", "put", "post", "patch", "delete"].contains(method) {
+                    documented.insert("\(method.uppercased()) \(path)")
+                }
+            }
+            #expect(
+                routes.subtracting(documented).isEmpty,
+                "routes missing from openapi.json: \(routes.subtracting(documented).sorted())")
+            #expect(
+                documented.subtracting(routes).isEmpty,
+                "documented but not routed: \(documented.subtracting(routes).sorted())")
+            #expect(APIContract.document["openapi"] as? String == "3.1.0")
+            #expect(routes.count >= 30)
+        }
+        try await harness.run { client in
+            let served = try await client.call(.get, "/openapi.json")
+            #expect(served.status == .ok && served.text == OpenAPIDocument.json)
+        }
+    }
+}

@@ -1,0 +1,324 @@
+import ActivityFormats
+import Foundation
+import GroupStore
+import HandoffModel
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Every group total equals its runs' distances plus what former members ran, and every
+/// member's distance equals their counted runs': checked in the database itself.
+func checkTotals(_ repository: StoreRepository) async throws {
+    let problems = try await repository.database.read { db in
+        var problems: [String] = []
+        for team in try await db.query(
+            """
+            SELECT team.id, team.total_mm, team.former_mm,
+                coalesce((SELECT sum(distance_mm) FROM run_team WHERE run_team.team_id = team.id), 0) AS runs_mm
+            FROM team
+            """, [])
+        where team.int("total_mm") != team.int("runs_mm") + team.int("former_mm") {
+            problems.append(
+                "group \(team.int("id")): total \(team.int("total_mm")) ≠ runs \(team.int("runs_mm")) + former \(team.int("former_mm"))"
+            )
+        }
+        for member in try await db.query(
+            """
+            SELECT member.team_id, member.account_id, member.distance_mm, member.runs,
+                coalesce((SELECT sum(rt.distance_mm) FROM run_team rt JOIN run ON run.id = rt.run_id
+                    WHERE rt.team_id = member.team_id AND run.account_id = member.account_id), 0) AS runs_mm,
+                (SELECT count(*) FROM run_team rt JOIN run ON run.id = rt.run_id
+                    WHERE rt.team_id = member.team_id AND run.account_id = member.account_id) AS run_count
+            FROM member
+            """, [])
+        where member.int("distance_mm") != member.int("runs_mm") || member.int("runs") != member.int("run_count") {
+            problems.append("member \(member.int("account_id")) of \(member.int("team_id")) is off")
+        }
+        return problems
+    }
+    #expect(problems.isEmpty, "\(problems)")
+}
+
+@Suite("Runs: upload once, count everywhere, list, fetch, delete")
+struct RunTests {
+    @Test(
+        "A FIT upload is parsed, stored and counted in the group; the same upload again changes nothing; other content is 409",
+        arguments: Backend.available)
+    func idempotentUpload(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client, repository in
+            let ada = try await client.signUp("ada")
+            let bob = try await client.signUp("bob")
+            let (id, invite) = try await client.createGroup(ada, goal: 10_000)
+            try await client.join(bob, invite)
+            let start = harness.clock.now.advanced(byNanoseconds: 60 * 1_000_000_000)
+            let file = RunFiles.fit(start: start, seconds: 1200, speed: 3.1)
+            let expected = Double(try RunFiles.distanceMM(file)) / 1000
+            let uuid = UUID().uuidString.lowercased()
+
+            let first = try await client.upload(ada, uuid: uuid, file: file)
+            #expect(first.status == .created, "\(first.json)")
+            #expect(first.headers[.location] == "/v1/runs/\(uuid)")
+            #expect(first["distance_m"] as? Double == expected)
+            #expect(abs(expected - 3720) < 1, "1200 s at 3.1 m/s")
+            #expect(first["format"] as? String == "fit" && first["sport"] as? String == "running")
+            #expect((first["summary"] as? [String: Any])?["source"] as? String == "test")
+            let counted = try #require(first["counted_in"] as? [[String: Any]])
+            #expect(counted.count == 1 && counted[0]["group_id"] as? Int == id && counted[0]["relay_leg"] is NSNull)
+
+            let again = try await client.upload(ada, uuid: uuid, file: file)
+            #expect(again.status == .ok && again["sha256"] as? String == first["sha256"] as? String)
+            let other = RunFiles.fit(start: start, seconds: 1300, speed: 3.1)
+            let conflict = try await client.upload(ada, uuid: uuid, file: other)
+            #expect(conflict.status == .conflict && conflict.errorCode == "run_conflict")
+            let stolen = try await client.upload(bob, uuid: uuid, file: file)
+            #expect(stolen.status == .conflict && stolen.errorCode == "run_conflict")
+
+            let progress = try await client.call(.get, "/v1/groups/\(id)/progress", token: bob)
+            let group = try #require(progress["group"] as? [String: Any])
+            #expect(group["total_m"] as? Double == expected)
+            #expect(group["percent"] as? Double == (expected / 10_000 * 1000).rounded() / 10)
+            let members = try #require(progress["members"] as? [[String: Any]])
+            #expect(members.first { $0["username"] as? String == "ada" }?["distance_m"] as? Double == expected)
+            #expect(members.first { $0["username"] as? String == "ada" }?["week_m"] as? Double == expected)
+            #expect(members.first { $0["username"] as? String == "bob" }?["distance_m"] as? Double == 0)
+
+            // Raw body upload (curl -T) of a second run.
+            let raw = try await client.call(
+                .put, "/v1/runs/\(UUID().uuidString)", token: ada,
+                body: RunFiles.fit(start: start.advanced(byNanoseconds: 3_600_000_000_000)),
+                contentType: "application/vnd.ant.fit")
+            #expect(raw.status == .created)
+            let rawDistance = try #require(raw["distance_m"] as? Double)
+
+            let list = try await client.call(.get, "/v1/runs?limit=10", token: ada)
+            #expect((list["runs"] as? [[String: Any]])?.count == 2)
+            let fetched = try await client.call(.get, "/v1/runs/\(uuid)", token: ada)
+            #expect(fetched.status == .ok && fetched["uuid"] as? String == uuid)
+            let download = try await client.call(.get, "/v1/runs/\(uuid)/file", token: ada)
+            #expect(download.status == .ok && [UInt8](download.body) == file)
+            #expect(download.headers[.contentType] == "application/vnd.ant.fit")
+            let weeks = try await client.call(.get, "/v1/me/weeks?count=2", token: ada)
+            let thisWeek = try #require((weeks["weeks"] as? [[String: Any]])?.first)
+            #expect(thisWeek["runs"] as? Int == 2 || thisWeek["runs"] as? Int == 1, "the second run may fall next week")
+            try await checkTotals(repository)
+
+            #expect(try await client.call(.delete, "/v1/runs/\(uuid)", token: ada).status == .noContent)
+            #expect(try await client.call(.get, "/v1/runs/\(uuid)", token: ada).status == .notFound)
+            let after = try await client.call(.get, "/v1/groups/\(id)", token: ada)
+            #expect(after["total_m"] as? Double == rawDistance, "the deleted run's distance leaves the total")
+            try await checkTotals(repository)
+        }
+    }
+
+    @Test("Bad uploads get a clear error and store nothing", arguments: Backend.available)
+    func badUploads(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client, repository in
+            let ada = try await client.signUp("ada")
+            let uuid = UUID().uuidString
+            let good = RunFiles.fit(start: harness.clock.now)
+            var damaged = good
+            damaged[damaged.count / 2] ^= 0xFF
+            let crc = try await client.upload(ada, uuid: uuid, file: damaged)
+            #expect(crc.status == .unprocessableContent && crc.errorCode == "invalid_file")
+            #expect(crc.errorMessage.contains("CRC"))
+            let text = try await client.upload(ada, uuid: uuid, file: Array("hello, world".utf8))
+            #expect(text.status == .unsupportedMediaType && text.errorCode == "unknown_format")
+            let empty = try await client.upload(ada, uuid: uuid, file: [])
+            #expect(empty.errorCode == "empty_file")
+            let future = try await client.upload(
+                ada, uuid: uuid,
+                file: RunFiles.fit(start: harness.clock.now.advanced(byNanoseconds: 3 * 86_400_000_000_000)))
+            #expect(future.errorCode == "implausible_run" && future.errorMessage.contains("clock"))
+            let summary = try await client.upload(ada, uuid: uuid, file: good, summary: "[1, 2")
+            #expect(summary.errorCode == "invalid_summary")
+            let badUUID = try await client.upload(ada, uuid: "not-a-uuid", file: good)
+            #expect(badUUID.status == .unprocessableContent && badUUID.errorCode == "invalid_uuid")
+            let torn = try await client.call(
+                .put, "/v1/runs/\(uuid)", token: ada,
+                body: Array("--x\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc".utf8),
+                contentType: "multipart/form-data; boundary=x")
+            #expect(torn.status == .badRequest && torn.errorCode == "bad_multipart")
+            let noFile = try await client.call(
+                .put, "/v1/runs/\(uuid)", token: ada,
+                body: Array("--x\r\nContent-Disposition: form-data; name=\"summary\"\r\n\r\n{}\r\n--x--\r\n".utf8),
+                contentType: "multipart/form-data; boundary=x")
+            #expect(noFile.errorCode == "missing_file")
+            let gpx = try await client.call(
+                .put, "/v1/runs/\(uuid)", token: ada,
+                body: Array(
+                    #"<?xml version="1.0"?><gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg><trkpt lat="100" lon="0"><time>2026-01-01T00:00:00Z</time></trkpt></trkseg></trk></gpx>"#
+                        .utf8),
+                contentType: "application/gpx+xml")
+            #expect(gpx.status == .unprocessableContent && gpx.errorMessage.contains("latitude"))
+            #expect((try await client.call(.get, "/v1/runs", token: ada)["runs"] as? [Any])?.isEmpty == true)
+            try await checkTotals(repository)
+        }
+    }
+
+    @Test("An upload larger than the limit is refused with 413", arguments: [Backend.sqlite])
+    func tooLarge(_ backend: Backend) async throws {
+        var harness = try StoreHarness(backend)
+        harness.configuration.maxRunBytes = 100_000
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let big = try await client.upload(ada, uuid: UUID().uuidString, file: [UInt8](repeating: 0, count: 200_000))
+            #expect(big.status == .contentTooLarge && big.errorCode == "too_large")
+            let json = try await client.call(
+                .post, "/v1/groups", token: ada, json: ["name": String(repeating: "x", count: 70_000), "goal_m": 1])
+            #expect(json.status == .contentTooLarge)
+        }
+    }
+
+    @Test(
+        "Runs started holding the baton count as the relay leg; runs before joining or after the deadline do not count",
+        arguments: Backend.available)
+    func relayLegs(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client, repository in
+            let ada = try await client.signUp("ada")
+            let bob = try await client.signUp("bob")
+            let (id, invite) = try await client.createGroup(ada)
+            try await client.join(bob, invite)
+            let before = try await client.upload(
+                ada, uuid: UUID().uuidString,
+                file: RunFiles.fit(start: harness.clock.now.advanced(byNanoseconds: -86_400_000_000_000)))
+            #expect(before.status == .created && (before["counted_in"] as? [Any])?.isEmpty == true)
+
+            #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: ada).status == .ok)
+            harness.clock.advance(seconds: 10)
+            let leg = try await client.upload(
+                ada, uuid: UUID().uuidString, file: RunFiles.fit(start: harness.clock.now))
+            let legID = try #require((leg["counted_in"] as? [[String: Any]])?.first?["relay_leg"] as? Int)
+            harness.clock.advance(seconds: 1000)
+            #expect(try await client.call(.post, "/v1/groups/\(id)/baton/pass", token: ada).status == .ok)
+            harness.clock.advance(seconds: 10)
+            let solo = try await client.upload(
+                ada, uuid: UUID().uuidString, file: RunFiles.fit(start: harness.clock.now))
+            #expect((solo["counted_in"] as? [[String: Any]])?.first?["relay_leg"] is NSNull)
+
+            let legs = try #require(
+                try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)["legs"] as? [[String: Any]])
+            let adaLeg = try #require(legs.first { $0["id"] as? Int == legID })
+            #expect(adaLeg["distance_m"] as? Double == leg["distance_m"] as? Double && adaLeg["runs"] as? Int == 1)
+            try await checkTotals(repository)
+        }
+    }
+
+    @Test(
+        "Upload storm: 1,000 concurrent uploads of 200 runs (each 5 times, some with other content) store 200 runs and exact totals",
+        arguments: Backend.available)
+    func uploadStorm(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client, repository in
+            var runners: [String] = []
+            let owner = try await client.signUp("owner")
+            let (id, invite) = try await client.createGroup(owner, goal: 10_000_000)
+            for i in 0..<10 {
+                let token = try await client.signUp("storm\(i)")
+                try await client.join(token, invite)
+                runners.append(token)
+            }
+            let base = harness.clock.now.advanced(byNanoseconds: 60_000_000_000)
+            struct Upload: Sendable {
+                let token: String
+                let uuid: String
+                let file: [UInt8]
+                let genuine: Bool
+            }
+            var uploads: [Upload] = []
+            var expected: [String: Int64] = [:]
+            for run in 0..<200 {
+                let token = runners[run % runners.count]
+                let uuid = UUID().uuidString.lowercased()
+                let start = base.advanced(byNanoseconds: Int64(run) * 1_000_000_000)
+                let file = RunFiles.fit(start: start, seconds: 60 + run % 50, speed: 2.5 + Double(run % 7) / 10)
+                expected[uuid] = try RunFiles.distanceMM(file)
+                for copy in 0..<5 {
+                    // Every tenth run has one copy with other content: it must never win.
+                    let impostor = run % 10 == 0 && copy == 4
+                    let body = impostor ? RunFiles.fit(start: start, seconds: 30, speed: 9) : file
+                    uploads.append(Upload(token: token, uuid: uuid, file: body, genuine: !impostor))
+                }
+            }
+            // All 1,000 at once, in a shuffled order: for the runs with an impostor copy, either
+            // file may arrive first. Whichever is stored, its copies get 201/200 and the others 409.
+            var generator = SeededGenerator(seed: 7)
+            uploads.shuffle(using: &generator)
+            let statuses = try await withThrowingTaskGroup(of: (Upload, Reply).self) { group in
+                for upload in uploads {
+                    group.addTask {
+                        (upload, try await client.upload(upload.token, uuid: upload.uuid, file: upload.file))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 1000)
+            #expect(statuses.allSatisfy { [.created, .ok, .conflict].contains($0.1.status) })
+            let created = statuses.filter { $0.1.status == .created }
+            #expect(created.count == 200 && Set(created.map(\.0.uuid)).count == 200)
+            let storedFile = Dictionary(uniqueKeysWithValues: created.map { ($0.0.uuid, $0.0.file) })
+            for (upload, reply) in statuses {
+                let same = storedFile[upload.uuid] == upload.file
+                #expect(same ? reply.status != .conflict : reply.status == .conflict, "\(upload.uuid): \(reply.status)")
+                if !same { #expect(reply.errorCode == "run_conflict") }
+            }
+            for (uuid, file) in storedFile { expected[uuid] = try RunFiles.distanceMM(file) }
+
+            let group = try await client.call(.get, "/v1/groups/\(id)", token: owner)
+            let total = expected.values.reduce(0, +)
+            #expect(group["total_m"] as? Double == Double(total) / 1000)
+            let count = try await repository.database.read { db in
+                try await db.one("SELECT count(*) AS n, sum(distance_mm) AS mm FROM run")
+            }
+            #expect(count?.int("n") == 200 && count?.int("mm") == total)
+            try await checkTotals(repository)
+        }
+    }
+
+    @Test(
+        "Deleting an account removes its runs and sessions; its distance stays in the group as former members'",
+        arguments: Backend.available)
+    func accountDeletion(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client, repository in
+            let ada = try await client.signUp("ada")
+            let bob = try await client.signUp("bob")
+            let (id, invite) = try await client.createGroup(ada)
+            try await client.join(bob, invite)
+            #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: bob).status == .ok)
+            // FIT times are whole seconds: start the run a moment after joining.
+            let run = try await client.upload(
+                bob, uuid: UUID().uuidString,
+                file: RunFiles.fit(start: harness.clock.now.advanced(byNanoseconds: 2_000_000_000)))
+            let distance = try #require(run["distance_m"] as? Double)
+            #expect(
+                try await client.call(.delete, "/v1/me", token: bob, json: ["password": "correct horse battery"]).status
+                    == .noContent)
+            let progress = try await client.call(.get, "/v1/groups/\(id)/progress", token: ada)
+            #expect((progress["group"] as? [String: Any])?["total_m"] as? Double == distance)
+            #expect(progress["former_members_m"] as? Double == distance)
+            #expect((progress["members"] as? [Any])?.count == 1)
+            #expect((progress["baton"] as? [String: Any])?["holder"] is NSNull, "the baton is freed")
+            let legs = try #require(progress["legs"] as? [[String: Any]])
+            #expect(legs.first?["runner"] is NSNull && legs.first?["ended"] as? String == "left")
+            let count = try await repository.database.read { db in try await db.one("SELECT count(*) AS n FROM run") }
+            #expect(count?.int("n") == 0)
+            try await checkTotals(repository)
+        }
+    }
+}
+
+/// A deterministic shuffle.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
