@@ -232,7 +232,7 @@ struct RunRoutes {
                 before = instant
             }
             let runs = try await repository.runs(account: account.id, limit: limit, before: before)
-            return RunList(runs: runs.map { RunView($0, []) })
+            return RunList(runs: runs.map { RunView($0.0, $0.1) })
         }
         router.get("/v1/runs/:uuid") { request, context in
             let account = try await services.caller(request, device: true).account

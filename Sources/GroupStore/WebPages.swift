@@ -40,9 +40,11 @@ struct WebPages {
                     "\(Self.cookie)=\(issued.token); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)"
                 return response
             } catch let error as StoreError {
-                return Self.page(
+                var response = Self.page(
                     "Sign in", "<p class=\"error\">\(html(error.message))</p>" + Self.loginForm(next: next),
                     status: error.status)
+                if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+                return response
             }
         }
         router.post("/logout") { request, _ in

@@ -11,6 +11,7 @@ import HandoffModel
 ///   make   builds a 3-hour marathon at 1 Hz (GPS, altitude, heart rate with RR, cadence, a lap
 ///          each kilometre) and nothing else: the baseline for `write`;
 ///   write  builds it and writes FILE in FORMAT;
+///   hour   writes its first hour to FILE in FORMAT (the store's upload benchmark sends it);
 ///   read   reads FILE and parses it; `noop` is its baseline (start-up alone).
 /// With REPEAT, the operation runs that many times and the fastest wall time is printed.
 enum ActivityBench {
@@ -39,6 +40,13 @@ enum ActivityBench {
                 fastest = min(fastest, clock.now - started)
                 try Data(bytes).write(to: URL(fileURLWithPath: path))
                 summary = "\(bytes.count) bytes"
+            case "hour":
+                // Started two hours ago: it counts in groups joined before it.
+                let now = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970.rounded(.down))
+                let bytes = format.write(
+                    marathon(seconds: 3600, start: now.advanced(byNanoseconds: -7200 * nanosecondsPerSecond)))
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                summary = "\(bytes.count) bytes"
             case "read":
                 let started = clock.now
                 let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -55,9 +63,10 @@ enum ActivityBench {
     }
 
     /// A marathon in 3 hours at 1 Hz, deterministic.
-    static func marathon() -> Activity {
-        let seconds = 3 * 3600
-        let start = WallInstant(nanosecondsSinceEpoch: 1_790_000_000 * nanosecondsPerSecond)
+    static func marathon(
+        seconds: Int = 3 * 3600,
+        start: WallInstant = WallInstant(nanosecondsSinceEpoch: 1_790_000_000 * nanosecondsPerSecond)
+    ) -> Activity {
         var points: [RecordPoint] = []
         points.reserveCapacity(seconds)
         var rr: [RRIntervalBatch] = []
@@ -72,7 +81,7 @@ enum ActivityBench {
             return Double(state >> 11) / Double(1 << 53) - 0.5
         }
         for t in 1...seconds {
-            let speed = 42_195.0 / Double(seconds) + 0.3 * sin(Double(t) / 97) + 0.1 * noise()
+            let speed = 42_195.0 / Double(3 * 3600) + 0.3 * sin(Double(t) / 97) + 0.1 * noise()
             distance += speed
             let angle = distance / 6000 * 2 * Double.pi
             let hr = 150 + Int(12 * sin(Double(t) / 1300) + 3 * noise())

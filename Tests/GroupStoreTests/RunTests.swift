@@ -92,7 +92,13 @@ struct RunTests {
             let rawDistance = try #require(raw["distance_m"] as? Double)
 
             let list = try await client.call(.get, "/v1/runs?limit=10", token: ada)
-            #expect((list["runs"] as? [[String: Any]])?.count == 2)
+            let listed = try #require(list["runs"] as? [[String: Any]])
+            #expect(listed.count == 2)
+            #expect(listed.allSatisfy { ($0["counted_in"] as? [[String: Any]])?.first?["group_id"] as? Int == id })
+            let page = try await client.call(.get, "/v1/runs?limit=1", token: ada)
+            #expect(
+                (page["runs"] as? [[String: Any]])?.first?["uuid"] as? String
+                    == raw.headers[.location].map { String($0.dropFirst(9)) })
             let fetched = try await client.call(.get, "/v1/runs/\(uuid)", token: ada)
             #expect(fetched.status == .ok && fetched["uuid"] as? String == uuid)
             let download = try await client.call(.get, "/v1/runs/\(uuid)/file", token: ada)
@@ -225,7 +231,6 @@ struct RunTests {
                 let token: String
                 let uuid: String
                 let file: [UInt8]
-                let genuine: Bool
             }
             var uploads: [Upload] = []
             var expected: [String: Int64] = [:]
@@ -239,7 +244,7 @@ struct RunTests {
                     // Every tenth run has one copy with other content: it must never win.
                     let impostor = run % 10 == 0 && copy == 4
                     let body = impostor ? RunFiles.fit(start: start, seconds: 30, speed: 9) : file
-                    uploads.append(Upload(token: token, uuid: uuid, file: body, genuine: !impostor))
+                    uploads.append(Upload(token: token, uuid: uuid, file: body))
                 }
             }
             // All 1,000 at once, in a shuffled order: for the runs with an impostor copy, either

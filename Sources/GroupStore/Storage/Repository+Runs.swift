@@ -145,21 +145,37 @@ extension StoreRepository {
             SELECT run_team.*, team.name FROM run_team JOIN team ON team.id = run_team.team_id
             WHERE run_team.run_id = ? ORDER BY run_team.team_id
             """, run
-        ).map {
-            RunCount(
-                groupID: $0.int("team_id"), groupName: $0.text("name"), legID: $0.optionalInt("leg_id"),
-                distanceMM: $0.int("distance_mm"))
-        }
+        ).map(runCount)
     }
 
-    func runs(account: Int64, limit: Int, before: WallInstant?) async throws -> [StoredRun] {
+    static func runCount(_ row: SQLRow) -> RunCount {
+        RunCount(
+            groupID: row.int("team_id"), groupName: row.text("name"), legID: row.optionalInt("leg_id"),
+            distanceMM: row.int("distance_mm"))
+    }
+
+    /// The account's runs, newest first, with where each counted.
+    func runs(account: Int64, limit: Int, before: WallInstant?) async throws -> [(StoredRun, [RunCount])] {
         try await read { db in
-            try await db.query(
+            let runs = try await db.query(
                 """
                 SELECT \(runColumns) FROM run WHERE account_id = ? AND started_ns < ?
                 ORDER BY started_ns DESC, id DESC LIMIT ?
                 """, account, before?.nanosecondsSinceEpoch ?? Int64.max, limit
             ).map(StoredRun.init)
+            var counts: [Int64: [RunCount]] = [:]
+            for row in try await db.query(
+                """
+                SELECT run_team.*, team.name FROM run_team JOIN team ON team.id = run_team.team_id
+                JOIN run ON run.id = run_team.run_id
+                WHERE run.account_id = ? AND run.started_ns < ? AND run.started_ns >= ?
+                ORDER BY run_team.team_id
+                """, account, before?.nanosecondsSinceEpoch ?? Int64.max,
+                runs.last?.started.nanosecondsSinceEpoch ?? Int64.max)
+            {
+                counts[row.int("run_id"), default: []].append(Self.runCount(row))
+            }
+            return runs.map { ($0, counts[$0.id] ?? []) }
         }
     }
 
