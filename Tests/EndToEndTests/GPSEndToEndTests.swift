@@ -223,11 +223,14 @@ struct GpsdOutageTests {
         }
         // No position is invented while gpsd is gone, and the footpod keeps the distance going.
         let noticed = max(killSecond + 4, down.map { Int($0.offset / 1_000_000_000) + 1 } ?? 0)
-        let outage = points.filter { $0.second >= noticed && $0.second <= restartSecond }
-        #expect(outage.count >= 6 && outage.allSatisfy { $0.latitude == nil }, "\(outage)")
+        // Up to the second gpsd is restarted: in that second a fix may already be back (seen once
+        // on a loaded 2-core machine).
+        let outage = points.filter { $0.second >= noticed && $0.second < restartSecond }
+        #expect(outage.count >= 5 && outage.allSatisfy { $0.latitude == nil }, "\(outage)")
         if let a = outage.first, let b = outage.last {
+            // The footpod keeps counting (the replayed runner is never slower than a walk).
             #expect(
-                b.distance - a.distance > Double(b.second - a.second) * 1.5, "distance \(a.distance) → \(b.distance)")
+                b.distance - a.distance > Double(b.second - a.second) * 1.0, "distance \(a.distance) → \(b.distance)")
         }
         // GPS is back after gpsd restarts.
         let after = points.filter { $0.second >= restartSecond + 6 }

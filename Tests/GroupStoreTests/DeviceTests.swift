@@ -110,9 +110,11 @@ struct DeviceTests {
         }
     }
 
-    @Test("The web flow: the device page asks to sign in, then links the pack with the code")
-    func webFlow() async throws {
-        try await StoreHarness().run { client in
+    @Test(
+        "The web flow: the device page asks to sign in, then links the pack with the code", arguments: Backend.available
+    )
+    func webFlow(_ backend: Backend) async throws {
+        try await StoreHarness(backend).run { client in
             _ = try await client.signUp("ada")
             let code = try await client.call(.post, "/v1/device/code", json: ["name": "trail pack"])
             let userCode = try #require(code["user_code"] as? String)
@@ -121,6 +123,8 @@ struct DeviceTests {
             let anonymous = try await client.call(.get, "/device?code=\(userCode)")
             #expect(anonymous.status == .seeOther)
             #expect(anonymous.headers[.location] == "/login?next=/device%3Fcode%3D\(userCode)")
+            let form = try await client.call(.get, "/login?next=/device%3Fcode%3D\(userCode)")
+            #expect(form.status == .ok && form.text.contains("value=\"/device?code=\(userCode)\""))
             let badLogin = try await client.call(
                 .post, "/login", body: Array("login=ada&password=nope&next=%2Fdevice".utf8),
                 contentType: "application/x-www-form-urlencoded")

@@ -7,10 +7,10 @@ import Testing
 @Suite("The group page and the OpenAPI document")
 struct PageTests {
     @Test(
-        "The group page shows the goal as a bar, the baton holder and since when, members' distances and legs, with nothing from elsewhere"
-    )
-    func groupPage() async throws {
-        let harness = try StoreHarness()
+        "The group page shows the goal as a bar, the baton holder and since when, members' distances and legs, with nothing from elsewhere",
+        arguments: Backend.available)
+    func groupPage(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
         try await harness.run { client in
             let ada = try await client.signUp("ada")
             let bob = try await client.signUp("bob")

@@ -2,76 +2,114 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// PostgreSQL through PostgresNIO's pooled client: the store at scale, several instances over one
 /// database. Transactions run on one leased connection; READ COMMITTED for writes (the
 /// repository's conditional UPDATEs and ON CONFLICT make contended operations safe there) and
 /// REPEATABLE READ READ ONLY for reads (one consistent snapshot).
 ///
-/// The client's `run()` must be running for queries to go through; `init` starts it in a task of
-/// its own and `shutdown()` ends it.
+/// The client's `run()` must be running for queries to go through, and PostgresNIO allows it to
+/// be called once only (a second call is a precondition failure). So it is not offered to
+/// callers: `init` starts it in an unstructured task of its own, `shutdown()` cancels that task
+/// and waits for the pool to close its connections, and `deinit` cancels it too, should an
+/// owner forget. One owner, one way: nothing can run the client twice or never.
+///
+/// Connection failures: the pool retries an unreachable server for a minute before it fails a
+/// request, and then without saying why. So until a first connection has succeeded, each
+/// transaction first opens one connection of its own, which fails at once and with the reason
+/// (refused, wrong password, no such database), in words that name `--database`.
 public final class PostgresDatabase: SQLDatabase {
     public let dialect = SQLDialect.postgres
     let client: PostgresClient
     let logger: Logger
-    private let runner: Task<Void, Never>
+    /// `host:port/database`, for messages: never the password.
     let endpoint: String
+    private let probe: PostgresConnection.Configuration
+    private let reached = Mutex<Bool>(false)
+    private let statements = PlaceholderCache()
+    private let runner: Task<Void, Never>
 
+    /// `url` is `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (or `postgresql://`), user and
+    /// password percent-encoded, port 5432 by default, `?sslmode=disable` accepted. No TLS yet:
+    /// a server on loopback or a private network.
     public init(url: String, logger: Logger) throws {
         let parsed = try Self.parse(url)
-        client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: parsed.client, backgroundLogger: logger)
+        self.client = client
         self.logger = logger
         endpoint = parsed.endpoint
-        let client = client
+        probe = parsed.connection
         runner = Task { await client.run() }
+        if !parsed.loopback {
+            logger.warning(
+                "PostgreSQL over the network without TLS: keep the server on a private network",
+                metadata: ["database": "\(parsed.endpoint)"])
+        }
     }
 
+    deinit { runner.cancel() }
+
+    /// Closes the pool's connections. Queries after it fail.
     public func shutdown() async {
         runner.cancel()
-        _ = await runner.value
+        await runner.value
     }
 
     struct Parsed {
-        let configuration: PostgresClient.Configuration
+        let client: PostgresClient.Configuration
+        let connection: PostgresConnection.Configuration
         let endpoint: String
-        let database: String
+        let loopback: Bool
     }
 
-    /// `postgres://USER:PASSWORD@HOST:PORT/NAME` (or `postgresql://`); loopback and private
-    /// networks without TLS for now.
     static func parse(_ url: String) throws -> Parsed {
-        let example = "postgres://handoff:PASSWORD@127.0.0.1:5432/handoff"
-        guard let components = URLComponents(string: url),
-            let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme.lowercased())
-        else { throw SQLError.failed("the database URL must look like \(example)") }
-        guard let host = components.host, !host.isEmpty else {
-            throw SQLError.failed("the database URL has no host: write it as \(example)")
+        let example = "postgres://handoff:PASSWORD@127.0.0.1:5432/handoff?sslmode=disable"
+        func wrong(_ what: String) -> SQLError {
+            .failed(
+                "the database URL \(what): write it as \(example) (percent-encode @ : / % in the user and password)")
         }
-        guard let user = components.user, !user.isEmpty else {
-            throw SQLError.failed("the database URL has no user: write it as \(example)")
+        guard let components = URLComponents(string: url) else { throw wrong("cannot be read") }
+        guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw wrong("must start with postgres:// or postgresql://")
         }
+        // URLComponents hands out host, user, password and path percent-decoded already.
+        guard var host = components.host, !host.isEmpty else { throw wrong("has no host") }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard let user = components.user, !user.isEmpty else { throw wrong("has no user") }
         let database = String(components.path.drop(while: { $0 == "/" }))
-        guard !database.isEmpty else {
-            throw SQLError.failed("the database URL names no database: write it as \(example)")
-        }
-        for item in components.queryItems ?? [] where item.name == "sslmode" {
-            guard ["disable", "prefer", "allow"].contains(item.value ?? "") else {
-                throw SQLError.failed("sslmode=\(item.value ?? "") is not supported yet: use sslmode=disable")
-            }
+        guard !database.isEmpty, !database.contains("/") else {
+            throw wrong("names no database (the path after the port)")
         }
         let port = components.port ?? 5432
-        let configuration = PostgresClient.Configuration(
-            host: host, port: port, username: user.removingPercentEncoding ?? user,
-            password: components.password.map { $0.removingPercentEncoding ?? $0 },
-            database: database.removingPercentEncoding ?? database, tls: .disable)
-        return Parsed(configuration: configuration, endpoint: "\(host):\(port)/\(database)", database: database)
+        guard (1...65535).contains(port) else { throw wrong("has the port \(port), not one from 1 to 65535") }
+        for item in components.queryItems ?? [] {
+            switch (item.name, item.value ?? "") {
+            // libpq's allow and prefer connect without TLS when the server offers none: so do we.
+            case ("sslmode", "disable"), ("sslmode", "allow"), ("sslmode", "prefer"): continue
+            case ("sslmode", let mode):
+                throw SQLError.failed(
+                    "the database URL asks for sslmode=\(mode), but the store has no TLS to PostgreSQL yet: use sslmode=disable, with the server on loopback or a private network"
+                )
+            default: throw wrong("has the parameter \(item.name), which the store does not know (only sslmode=disable)")
+            }
+        }
+        let password = components.password
+        let client = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        let connection = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        let shown = host.contains(":") ? "[\(host)]" : host
+        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1"
+        return Parsed(
+            client: client, connection: connection, endpoint: "\(shown):\(port)/\(database)", loopback: loopback)
     }
 
     /// The URL without its password, for logs.
     public static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url) else { return "(unparsable URL)" }
+        guard var components = URLComponents(string: url) else { return "(unreadable URL)" }
         if components.password != nil { components.password = "***" }
-        return components.string ?? "(unparsable URL)"
+        return components.string ?? "(unreadable URL)"
     }
 
     /// `url` pointing at another database on the same server.
@@ -94,55 +132,127 @@ public final class PostgresDatabase: SQLDatabase {
     )
         async throws -> T
     {
-        let endpoint = endpoint
-        let logger = logger
-        do {
-            return try await client.withConnection { connection in
-                let session = PostgresSession(connection: connection, logger: logger)
-                try await session.query(begin, [])
+        try await withSession { session in
+            try await session.query(begin, [])
+            do {
+                let value = try await body(session)
+                try await session.query("COMMIT", [])
+                return value
+            } catch {
                 do {
-                    let value = try await body(session)
-                    try await session.query("COMMIT", [])
-                    return value
+                    try await session.query("ROLLBACK", [])
                 } catch {
-                    _ = try? await session.query("ROLLBACK", [])
-                    throw error
+                    // Never hand the pool a connection still inside a transaction.
+                    try? await session.connection.close()
                 }
+                throw error
             }
-        } catch let error as PSQLError where error.serverInfo == nil && error.code != .server {
-            throw SQLError.failed(
-                "the PostgreSQL database at \(endpoint) cannot be reached (\(error.code)): check --database and that the server runs"
-            )
         }
     }
 
-    /// Creates a database (for tests: one per test).
+    /// Leases a connection for `body`, with failures to connect in words.
+    private func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
+        try await reach()
+        let session = { (connection: PostgresConnection) in
+            PostgresSession(connection: connection, logger: self.logger, statements: self.statements)
+        }
+        var leased = false
+        do {
+            return try await client.withConnection { connection in
+                leased = true
+                return try await body(session(connection))
+            }
+        } catch let error where !leased {
+            throw leaseFailure(error)
+        }
+    }
+
+    /// Until one connection has succeeded: open one directly, for the reason when it fails.
+    private func reach() async throws {
+        if reached.withLock({ $0 }) { return }
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+        } catch {
+            throw Self.connectFailure(error, endpoint)
+        }
+        try? await connection.close()
+        reached.withLock { $0 = true }
+    }
+
+    private static func connectFailure(_ error: any Error, _ endpoint: String) -> any Error {
+        if error is CancellationError { return error }
+        if let error = error as? PSQLError, let info = error.serverInfo {
+            // The server's words (its messages name the user or database, never the password).
+            let message = info[.message] ?? "refused"
+            return SQLError.failed(
+                "the PostgreSQL server at \(endpoint) refused the connection: \(message) (SQLSTATE \(info[.sqlState] ?? "?")): check the user, password and database in --database"
+            )
+        }
+        var reason = "\(error)"
+        if let error = error as? PSQLError {
+            // Its description is a fixed placeholder: the cause is in `underlying`.
+            reason = error.underlying.map { "\($0)" } ?? "\(error.code)"
+        }
+        return SQLError.failed(
+            "the PostgreSQL database at \(endpoint) could not be reached (\(reason.prefix(200))): check --database and that the server runs"
+        )
+    }
+
+    /// The pool's own errors (its module is not imported here, hence by name).
+    private func leaseFailure(_ error: any Error) -> any Error {
+        if error is CancellationError || error is SQLError { return error }
+        let name = String(describing: error)
+        if name.contains("requestCancelled") { return CancellationError() }
+        if name.contains("poolShutdown") || name.contains("poolClosed") {
+            return SQLError.failed("the connections to the PostgreSQL database at \(endpoint) are closed (shut down)")
+        }
+        if name.contains("CircuitBreaker") {
+            return SQLError.failed(
+                "the PostgreSQL database at \(endpoint) could not be reached for a minute: check --database and that the server runs"
+            )
+        }
+        return Self.connectFailure(error, endpoint)
+    }
+
+    /// Creates a database (for tests: one per test). `name` is lower-case letters, digits, `_`.
     public static func createDatabase(adminURL: String, name: String, logger: Logger) async throws {
-        try await admin(adminURL, "CREATE DATABASE \(try safeName(name))", logger: logger)
+        try await admin(adminURL, "CREATE DATABASE \"\(try safeName(name))\"", logger: logger)
     }
 
     public static func dropDatabase(adminURL: String, name: String, logger: Logger) async throws {
-        try await admin(adminURL, "DROP DATABASE IF EXISTS \(try safeName(name)) WITH (FORCE)", logger: logger)
+        try await admin(adminURL, "DROP DATABASE IF EXISTS \"\(try safeName(name))\" WITH (FORCE)", logger: logger)
     }
 
     private static func safeName(_ name: String) throws -> String {
-        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }) else {
-            throw SQLError.failed("a database name is lower-case letters, digits and underscores, not \(name)")
+        let letters = UInt8(ascii: "a")...UInt8(ascii: "z")
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard !name.isEmpty, name.utf8.count <= 63,
+            name.utf8.allSatisfy({ letters.contains($0) || digits.contains($0) || $0 == UInt8(ascii: "_") })
+        else {
+            throw SQLError.failed("a database name is up to 63 lower-case letters, digits and underscores, not \(name)")
         }
         return name
     }
 
+    /// One statement outside a transaction (CREATE and DROP DATABASE refuse to run in one), on a
+    /// connection of its own: no pool for one statement.
     private static func admin(_ url: String, _ sql: String, logger: Logger) async throws {
-        let database = try PostgresDatabase(url: url, logger: logger)
+        let parsed = try parse(url)
+        let connection: PostgresConnection
         do {
-            _ = try await database.client.withConnection { connection in
-                try await PostgresSession(connection: connection, logger: logger).query(sql, [])
-            }
+            connection = try await PostgresConnection.connect(configuration: parsed.connection, id: 0, logger: logger)
         } catch {
-            await database.shutdown()
+            throw connectFailure(error, parsed.endpoint)
+        }
+        do {
+            try await PostgresSession(connection: connection, logger: logger, statements: PlaceholderCache())
+                .query(sql, [])
+        } catch {
+            try? await connection.close()
             throw error
         }
-        await database.shutdown()
+        try? await connection.close()
     }
 }
 
@@ -150,75 +260,130 @@ public final class PostgresDatabase: SQLDatabase {
 struct PostgresSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
+    let statements: PlaceholderCache
 
     @discardableResult
     func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {
-            case .integer(let v): bindings.append(v)
-            case .real(let v): bindings.append(v)
-            case .text(let v): bindings.append(v)
-            case .blob(let v): bindings.append(ByteBuffer(bytes: v))
+            case .integer(let v): bindings.append(v)  // int8
+            case .real(let v): bindings.append(v)  // float8
+            case .text(let v): bindings.append(v)  // text
+            case .blob(let v): bindings.append(ByteBuffer(bytes: v))  // bytea
+            // Type OID 0: the server infers the parameter's type from where it stands.
             case .null: bindings.appendNull()
             }
         }
-        let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: bindings)
+        let query = PostgresQuery(unsafeSQL: statements.numbered(sql), binds: bindings)
         do {
-            let rows = try await connection.query(query, logger: logger).collect()
-            return try rows.map(Self.row)
-        } catch let error as PSQLError where error.serverInfo != nil {
-            let state = error.serverInfo?[.sqlState] ?? ""
-            let message = error.serverInfo?[.message] ?? "\(error.code)"
-            if state == "23505" { throw SQLError.uniqueViolation(message) }
-            throw SQLError.failed("\(message) (SQLSTATE \(state)) in: \(sql.prefix(120))")
+            return try Self.rows(try await connection.query(query, logger: logger).collect())
+        } catch let error as PSQLError {
+            throw Self.failure(error, sql)
+        } catch let error as PostgresDecodingError {
+            throw SQLError.failed(
+                "cannot read the column \(error.columnName) (PostgreSQL type \(error.postgresType)) of: \(sql.prefix(120))"
+            )
         }
     }
 
-    /// `?` placeholders (outside quoted strings) become `$1`, `$2`, …
-    static func numbered(_ sql: String) -> String {
-        var out = ""
+    static func failure(_ error: PSQLError, _ sql: String) -> any Error {
+        if let info = error.serverInfo {
+            // The message only: the detail can quote the failing row (a password hash, say).
+            let message = info[.message] ?? "the server refused the statement"
+            let state = info[.sqlState] ?? "?"
+            if state == "23505" { return SQLError.uniqueViolation(message) }
+            return SQLError.failed("\(message) (SQLSTATE \(state)) in: \(sql.prefix(120))")
+        }
+        switch error.code {
+        case .queryCancelled: return CancellationError()
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed:
+            return SQLError.failed(
+                "lost the connection to PostgreSQL (\(error.code)) during: \(sql.prefix(120)): check that the server runs"
+            )
+        default:
+            return SQLError.failed("the PostgreSQL driver failed (\(error.code)) in: \(sql.prefix(120))")
+        }
+    }
+
+    /// Column names come with each row (from the statement's row description, the same for all).
+    static func rows(_ rows: [PostgresRow]) throws -> [SQLRow] {
+        guard let first = rows.first else { return [] }
+        var columns: [String: Int] = [:]
+        // A name twice (SELECT * over a join): the last wins, as in SQLiteDatabase.
+        for cell in first { columns[cell.columnName] = cell.columnIndex }
+        return try rows.map { row in
+            var values: [SQLValue] = []
+            values.reserveCapacity(columns.count)
+            for cell in row { values.append(try value(cell)) }
+            return SQLRow(columns: columns, values: values)
+        }
+    }
+
+    /// PostgresNIO asks for every result column in binary format.
+    static func value(_ cell: PostgresCell) throws -> SQLValue {
+        guard let bytes = cell.bytes else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .numeric:
+            // sum() of BIGINT is NUMERIC in PostgreSQL: whole numbers come back as integers.
+            let decimal = try cell.decode(Decimal.self)
+            let number = NSDecimalNumber(decimal: decimal)
+            if decimal == Decimal(number.int64Value) { return .integer(number.int64Value) }
+            return .real(number.doubleValue)
+        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea: return .blob(Array(buffer: bytes))
+        case .oid:
+            var copy = bytes
+            guard let oid = copy.readInteger(as: UInt32.self) else { return .null }
+            return .integer(Int64(oid))
+        case .timestamp, .timestamptz, .date:
+            return .text(ISO8601DateFormatter().string(from: try cell.decode(Date.self)))
+        default:
+            // text, varchar, name, bpchar, unknown, json, jsonb, uuid; void as "". PostgresNIO
+            // reads any other type's bytes as UTF-8.
+            return .text(try cell.decode(String.self))
+        }
+    }
+}
+
+/// The SQL text with `?` placeholders numbered `$1`, `$2`, … for PostgreSQL, cached by text (the
+/// repository's statements are a fixed set; the cache is emptied should it ever grow past 1,024).
+final class PlaceholderCache: Sendable {
+    private let texts = Mutex<[String: String]>([:])
+
+    func numbered(_ sql: String) -> String {
+        if let hit = texts.withLock({ $0[sql] }) { return hit }
+        let converted = Self.number(sql)
+        texts.withLock { texts in
+            if texts.count >= 1024 { texts.removeAll(keepingCapacity: true) }
+            texts[sql] = converted
+        }
+        return converted
+    }
+
+    /// `?` outside '…' literals and "…" identifiers (a doubled quote inside either closes and
+    /// reopens it, which comes to the same). No E'\'' escapes, comments or $$ strings.
+    static func number(_ sql: String) -> String {
+        var out: [UInt8] = []
         out.reserveCapacity(sql.utf8.count + 16)
         var n = 0
-        var quoted = false
-        for c in sql {
-            if c == "'" { quoted.toggle() }
-            if c == "?", !quoted {
+        var quote: UInt8? = nil
+        for byte in sql.utf8 {
+            if let open = quote {
+                if byte == open { quote = nil }
+                out.append(byte)
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+                out.append(byte)
+            } else if byte == UInt8(ascii: "?") {
                 n += 1
-                out += "$\(n)"
+                out.append(contentsOf: "$\(n)".utf8)
             } else {
-                out.append(c)
+                out.append(byte)
             }
         }
-        return out
-    }
-
-    static func row(_ row: PostgresRow) throws -> SQLRow {
-        var columns: [String: Int] = [:]
-        var values: [SQLValue] = []
-        for cell in row {
-            columns[cell.columnName] = values.count
-            guard cell.bytes != nil else {
-                values.append(.null)
-                continue
-            }
-            switch cell.dataType {
-            case .int2, .int4, .int8: values.append(.integer(try cell.decode(Int64.self)))
-            case .float4, .float8: values.append(.real(try cell.decode(Double.self)))
-            case .numeric:
-                // sum() of BIGINT is NUMERIC in PostgreSQL: whole numbers come back as integers.
-                let decimal = try cell.decode(Decimal.self)
-                let number = NSDecimalNumber(decimal: decimal)
-                if decimal == Decimal(number.int64Value) {
-                    values.append(.integer(number.int64Value))
-                } else {
-                    values.append(.real(number.doubleValue))
-                }
-            case .bool: values.append(.integer(try cell.decode(Bool.self) ? 1 : 0))
-            case .bytea: values.append(.blob(Array(buffer: try cell.decode(ByteBuffer.self))))
-            default: values.append(.text(try cell.decode(String.self)))
-            }
-        }
-        return SQLRow(columns: columns, values: values)
+        return String(decoding: out, as: UTF8.self)
     }
 }
