@@ -208,6 +208,18 @@ struct RunTests {
                 try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)["legs"] as? [[String: Any]])
             let adaLeg = try #require(legs.first { $0["id"] as? Int == legID })
             #expect(adaLeg["distance_m"] as? Double == leg["distance_m"] as? Double && adaLeg["runs"] as? Int == 1)
+
+            // A deadline a day away: a run that starts after it counts for the runner, not the group.
+            let deadline = CivilTime(harness.clock.now.advanced(byNanoseconds: 86_400_000_000_000)).iso8601()
+            #expect(
+                try await client.call(.patch, "/v1/groups/\(id)", token: ada, json: ["deadline": deadline]).status
+                    == .ok)
+            let total = try await client.call(.get, "/v1/groups/\(id)", token: ada)["total_m"] as? Double
+            harness.clock.advance(seconds: 2 * 86_400)
+            let late = try await client.upload(
+                ada, uuid: UUID().uuidString, file: RunFiles.fit(start: harness.clock.now))
+            #expect(late.status == .created && (late["counted_in"] as? [Any])?.isEmpty == true)
+            #expect(try await client.call(.get, "/v1/groups/\(id)", token: ada)["total_m"] as? Double == total)
             try await checkTotals(repository)
         }
     }
