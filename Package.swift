@@ -54,11 +54,19 @@ let package = Package(
             ]),
         .target(name: "PackControl", dependencies: ["HandoffModel"]),
         .target(name: "CPackSystem"),
+        // Runs go home: the store client, home Wi-Fi detection, the outbox worker, privacy zones.
+        .target(
+            name: "PackSync",
+            dependencies: [
+                "HandoffModel", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "PackService",
             dependencies: [
                 "HandoffModel", "SensorCodecs", "ActivityFormats", "Recorder", "BlueZ", "PackSensors", "PackStorage",
-                "PackControl", "CPackSystem",
+                "PackControl", "CPackSystem", "PackSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -155,6 +163,15 @@ let package = Package(
                 "GroupStore", "ActivityFormats", "HandoffModel", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
+        .testTarget(
+            name: "PackSyncTests",
+            dependencies: [
+                "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffModel", "GroupStore",
+                "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "EndToEndTests",

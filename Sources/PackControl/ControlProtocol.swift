@@ -28,12 +28,22 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     /// `import`: the file's name, for its format and for messages (the file itself is passed
     /// as a descriptor).
     public var name: String?
+    /// `link`: the store's address.
+    public var store: String?
+    /// `sync`: upload now even away from home (once).
+    public var anywhere: Bool?
+    /// `sync`: forget retry times and release runs the store refused.
+    public var now: Bool?
 
     public init(
         command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
         kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil,
-        format: String? = nil, name: String? = nil
+        format: String? = nil, name: String? = nil, store: String? = nil, anywhere: Bool? = nil,
+        now: Bool? = nil
     ) {
+        self.now = now
+        self.store = store
+        self.anywhere = anywhere
         self.format = format
         self.name = name
         self.classic = classic

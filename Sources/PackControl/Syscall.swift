@@ -26,7 +26,9 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Runs a system call, retrying when a signal interrupted it (`EINTR`), and throws an error
 /// naming the call when it fails.
 @discardableResult
-func syscall<T: FixedWidthInteger>(_ name: String, subject: String? = nil, _ body: () -> T) throws(SystemError) -> T {
+public func syscall<T: FixedWidthInteger>(
+    _ name: String, subject: String? = nil, _ body: () -> T
+) throws(SystemError) -> T {
     while true {
         let result = body()
         if result >= 0 { return result }

@@ -50,7 +50,7 @@ public final class UnixSocket: @unchecked Sendable {
         return socket
     }
 
-    static func socketAddress(_ path: String) throws(SystemError) -> sockaddr_un {
+    public static func socketAddress(_ path: String) throws(SystemError) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

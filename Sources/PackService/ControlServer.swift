@@ -4,6 +4,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackControl
+import PackSync
 import ServiceLifecycle
 import Synchronization
 
@@ -15,15 +16,17 @@ final class ControlServer: Service {
     let path: String
     let engine: PackEngine
     let bluetooth: BluetoothControl?
+    let sync: SyncWorker?
     let logger: Logger
     /// At most this many requests are served at once; more wait in the listen backlog.
     let maximumConnections = 8
     private let active = Atomic<Int>(0)
 
-    init(path: String, engine: PackEngine, bluetooth: BluetoothControl?, logger: Logger) {
+    init(path: String, engine: PackEngine, bluetooth: BluetoothControl?, sync: SyncWorker?, logger: Logger) {
         self.path = path
         self.engine = engine
         self.bluetooth = bluetooth
+        self.sync = sync
         self.logger = logger
     }
 
@@ -80,11 +83,13 @@ final class ControlServer: Service {
         guard let line = try? connection.readLine(), !line.isEmpty else { return }
         let engine = self.engine
         let bluetooth = self.bluetooth
+        let sync = self.sync
         // `export` and `import` come with the client's file (SCM_RIGHTS): ours to close.
         let passed = connection.takeReceivedDescriptor()
         defer { if let passed { close(passed) } }
         let reply = waitFor {
-            await ControlDispatcher.respond(to: line, engine: engine, bluetooth: bluetooth, passed: passed)
+            await ControlDispatcher.respond(
+                to: line, engine: engine, bluetooth: bluetooth, sync: sync, passed: passed)
         }
         try? connection.writeLine(reply)
     }
@@ -106,7 +111,8 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 /// Maps requests to the engine and replies to JSON: errors in one place.
 enum ControlDispatcher {
     static func respond(
-        to line: String, engine: PackEngine, bluetooth: BluetoothControl? = nil, passed: Int32? = nil
+        to line: String, engine: PackEngine, bluetooth: BluetoothControl? = nil, sync: SyncWorker? = nil,
+        passed: Int32? = nil
     ) async -> String {
         let request: ControlRequest
         do { request = try ControlJSON.decode(ControlRequest.self, from: line) } catch {
@@ -132,6 +138,13 @@ enum ControlDispatcher {
                 return encode(ControlResponse(result: try await engine.show(run)))
             case "export", "import":
                 return try await files(request, engine: engine, passed: passed)
+            case "link", "link_status", "unlink", "sync", "sync_status":
+                guard let sync else {
+                    throw ControlError(
+                        code: "sync_disabled",
+                        message: "this handoffd does not sync (sync.enabled is false in its configuration)")
+                }
+                return try await respond(to: request, sync: sync)
             case "scan", "pair", "sensors", "forget", "sensor":
                 guard let bluetooth else {
                     throw ControlError(
@@ -219,6 +232,22 @@ enum ControlDispatcher {
             return encode(ControlResponse(result: try await bluetooth.forget(try need(request.sensor, "a sensor"))))
         default:
             return encode(ControlResponse(result: try await bluetooth.sensor(try need(request.sensor, "a sensor"))))
+        }
+    }
+
+    static func respond(to request: ControlRequest, sync: SyncWorker) async throws -> String {
+        switch request.command {
+        case "link":
+            guard let store = request.store, !store.isEmpty else {
+                throw ControlError(code: "bad_request", message: "link needs the store's address")
+            }
+            return encode(ControlResponse(result: try await sync.beginLink(store: store, name: request.name)))
+        case "link_status": return encode(ControlResponse(result: await sync.linkStatus()))
+        case "unlink": return encode(ControlResponse(result: await sync.unlink()))
+        case "sync":
+            try await sync.requestSync(now: request.now ?? false, anywhere: request.anywhere ?? false)
+            return encode(ControlResponse(result: await sync.status()))
+        default: return encode(ControlResponse(result: await sync.status()))
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PackControl
 import PackSensors
+import PackSync
 import Recorder
 import TOMLKit
 
@@ -96,6 +97,46 @@ public struct PackConfiguration: Sendable {
     public var bluetoothMaxIntervalMs: Double? = 1000
     public var bluetoothSupervisionTimeoutMs: Double? = 4000
 
+    /// Uploads to the group store (`[sync]`): where the link file is (default: beside the
+    /// journal), which Wi-Fi is home and how to read it, retries and time-outs.
+    public var syncEnabled = true
+    public var syncLinkPath: String?
+    public var syncHomeSSIDs: [String] = []
+    public var syncNetwork: NetworkSource = .auto
+    public var syncInterface = "wlan0"
+    public var syncWPADirectory = "/run/wpa_supplicant"
+    public var syncUploadAway = false
+    public var syncRetryMinimumSeconds = 30.0
+    public var syncRetryMaximumSeconds = 3600.0
+    public var syncTimeoutSeconds = 60.0
+    /// The pack's name on the store (default: the host name).
+    public var syncDeviceName: String?
+    /// Circles whose points never leave the pack (`[privacy] zones`).
+    public var privacyZones: [PrivacyZone] = []
+    /// Days after which a synced run's raw data (RR intervals, the uploaded file) may be pruned.
+    public var pruneRawAfterDays: Double?
+
+    /// The link file: configured, or `store-link.json` beside the journal.
+    public var resolvedLinkPath: String {
+        if let syncLinkPath { return syncLinkPath }
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        return (directory.isEmpty ? "." : directory) + "/store-link.json"
+    }
+
+    /// The sync worker's configuration.
+    public var sync: SyncConfiguration {
+        var configuration = SyncConfiguration(
+            linkPath: resolvedLinkPath,
+            policy: HomePolicy(ssids: syncHomeSSIDs, source: syncNetwork, uploadAway: syncUploadAway),
+            deviceName: syncDeviceName ?? ProcessInfo.processInfo.hostName)
+        configuration.backoff = Backoff(
+            minimumSeconds: syncRetryMinimumSeconds, maximumSeconds: syncRetryMaximumSeconds)
+        configuration.zones = privacyZones
+        configuration.timeoutSeconds = syncTimeoutSeconds
+        configuration.pruneRawAfterSeconds = pruneRawAfterDays.map { $0 * 86_400 }
+        return configuration
+    }
+
     /// The defaults for this user (root: system paths; others: XDG paths).
     public init() {
         databasePath = ControlPaths.defaultStateDirectory + "/handoff.sqlite"
@@ -123,6 +164,65 @@ public struct PackConfiguration: Sendable {
         var reader = TOMLReader(table: table, path: path)
         try reader.section("storage") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.string("database") { databasePath = v }
+            if let v = try s.number("prune_raw_after_days", in: 0...36_500) { pruneRawAfterDays = v == 0 ? nil : v }
+        }
+        try reader.section("sync") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
+            if let v = try s.bool("enabled") { syncEnabled = v }
+            if let v = try s.string("link_file"), !v.isEmpty { syncLinkPath = v }
+            if let v = try s.strings("home_ssids") { syncHomeSSIDs = v }
+            if let v = try s.string("network") {
+                guard let source = NetworkSource(rawValue: v) else {
+                    throw s.error(
+                        "sync.network",
+                        "must be one of \(NetworkSource.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                syncNetwork = source
+            }
+            if let v = try s.string("interface") {
+                guard !v.isEmpty, v.count < 16, !v.contains("/") else {
+                    throw s.error("sync.interface", "must name a network interface such as wlan0")
+                }
+                syncInterface = v
+            }
+            if let v = try s.string("wpa_supplicant_dir") { syncWPADirectory = v }
+            if let v = try s.bool("upload_away") { syncUploadAway = v }
+            if let v = try s.number("retry_min_s", in: 0.01...86_400) { syncRetryMinimumSeconds = v }
+            if let v = try s.number("retry_max_s", in: 0.01...86_400) { syncRetryMaximumSeconds = v }
+            if let v = try s.number("timeout_s", in: 1...3600) { syncTimeoutSeconds = v }
+            if let v = try s.string("device_name") {
+                guard (1...64).contains(v.count) else {
+                    throw s.error("sync.device_name", "must be 1 to 64 characters")
+                }
+                syncDeviceName = v
+            }
+            if syncRetryMaximumSeconds < syncRetryMinimumSeconds {
+                throw s.error("sync.retry_max_s", "must not be less than retry_min_s")
+            }
+        }
+        try reader.section("privacy") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
+            guard let zones = try s.tables("zones") else { return }
+            privacyZones = []
+            for (i, zone) in zones.enumerated() {
+                let key = "privacy.zones[\(i)]"
+                func number(_ field: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+                    guard let value = zone[field], let d = value.double ?? value.int.map(Double.init) else {
+                        throw s.error("\(key).\(field)", "must be a number")
+                    }
+                    guard range.contains(d) else {
+                        throw s.error(
+                            "\(key).\(field)", "is \(d); it must be between \(range.lowerBound) and \(range.upperBound)"
+                        )
+                    }
+                    return d
+                }
+                for field in zone.keys where !["name", "lat", "lon", "radius_m"].contains(field) {
+                    throw s.error(key, "has an unknown key \(field) (known: name, lat, lon, radius_m)")
+                }
+                privacyZones.append(
+                    PrivacyZone(
+                        name: zone["name"]?.string ?? "zone \(i + 1)", latitude: try number("lat", -90...90),
+                        longitude: try number("lon", -180...180), radiusMeters: try number("radius_m", 1...100_000)))
+            }
         }
         try reader.section("control") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.string("socket") { socketPath = v }
@@ -306,6 +406,18 @@ struct TOMLReader {
             for item in array {
                 guard let s = item.string else { throw error("\(name).\(key)", "must be a list of strings") }
                 result.append(s)
+            }
+            return result
+        }
+
+        /// An array of tables (`[[section.key]]`, or inline `key = [{…}, {…}]`).
+        mutating func tables(_ key: String) throws(ConfigurationError) -> [TOMLTable]? {
+            guard let v = value(key) else { return nil }
+            guard let array = v.array else { throw error("\(name).\(key)", "must be a list of tables") }
+            var result: [TOMLTable] = []
+            for item in array {
+                guard let table = item.table else { throw error("\(name).\(key)", "must be a list of tables") }
+                result.append(table)
             }
             return result
         }

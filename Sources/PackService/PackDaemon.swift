@@ -4,6 +4,7 @@ import HandoffModel
 import Logging
 import PackSensors
 import PackStorage
+import PackSync
 import ServiceLifecycle
 import Synchronization
 
@@ -79,6 +80,19 @@ public enum PackDaemon {
                     successTerminationBehavior: configuration.exitAfterReplay ? .gracefullyShutdownGroup : .ignore,
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
+        var sync: SyncWorker?
+        if configuration.syncEnabled {
+            let worker = SyncWorker(database: database, configuration: configuration.sync, logger: logger)
+            let monitor = NetworkMonitor(
+                source: configuration.syncNetwork, interface: configuration.syncInterface,
+                wpaDirectory: configuration.syncWPADirectory
+            ) { state in
+                Task { await worker.networkChanged(state) }
+            }
+            await engine.setRunFinishedHandler { worker.wakeup.poke() }
+            services.append(.init(service: SyncService(worker: worker, monitor: monitor)))
+            sync = worker
+        }
         let runner = SourceRunner(logger: logger)
         let pins = ClassicPINs(bluetooth ? (try database.pairedSensors()) : [])
         if bluetooth { runner.start(PairingAgentSource(pins: pins)) }
@@ -94,7 +108,7 @@ public enum PackDaemon {
         services.append(
             .init(
                 service: ControlServer(
-                    path: configuration.socketPath, engine: engine, bluetooth: control, logger: logger),
+                    path: configuration.socketPath, engine: engine, bluetooth: control, sync: sync, logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -46,6 +46,7 @@ extension PackEngine {
                 points: activity.points, rrIntervals: activity.rrIntervals, events: activity.events,
                 laps: activity.laps,
                 summary: summary, now: PackClock.wall())
+            runFinished?()
             logger.info(
                 "Imported a run",
                 metadata: [

@@ -50,6 +50,8 @@ public actor PackEngine {
     /// How long after its second ended each point was on the card.
     var pointCommitDelay = LatencyStatistics()
     var lastDelayBoundary: MonotonicInstant?
+    /// Called when a finished run is committed (and so in the outbox): wakes the sync worker.
+    var runFinished: (@Sendable () -> Void)?
 
     struct ActiveSession: CustomStringConvertible {
         /// The run's row, once the journal has it.
@@ -347,6 +349,7 @@ public actor PackEngine {
         for (index, batch) in ready.enumerated() {
             do {
                 try await database.commit(batch)
+                if batch.finish != nil { runFinished?() }
             } catch {
                 failedCommits += 1
                 if failedCommits == 1 || failedCommits % 60 == 0 {
@@ -376,6 +379,8 @@ public actor PackEngine {
     // MARK: Lifecycle
 
     func setCapture(_ writer: CaptureFileWriter?) { capture = writer }
+
+    func setRunFinishedHandler(_ handler: @escaping @Sendable () -> Void) { runFinished = handler }
 
     func beginReplay(header: CaptureHeader, file: String, speed: ReplaySpeed) {
         for sensor in header.sensors where sensors[sensor.id] == nil {

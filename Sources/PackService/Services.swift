@@ -2,6 +2,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSync
 import SensorCodecs
 import ServiceLifecycle
 import Synchronization
@@ -110,4 +111,21 @@ final class StopFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     var isSet: Bool { flag.load(ordering: .acquiring) }
     func set() { flag.store(true, ordering: .releasing) }
+}
+
+/// Runs the sync worker and the Wi-Fi monitor that wakes it. On shutdown an upload in flight is
+/// cancelled: the run stays in the outbox and goes at the next start (the store recognises a
+/// repeat by its UUID and bytes).
+struct SyncService: Service {
+    let worker: SyncWorker
+    let monitor: NetworkMonitor
+
+    func run() async throws {
+        monitor.start()
+        await cancelWhenGracefulShutdown {
+            await worker.run()
+        }
+        monitor.stop()
+        await worker.stop()
+    }
 }

@@ -164,6 +164,21 @@ extension PackDatabase {
                     ALTER TABLE paired_sensor_v4 RENAME TO paired_sensor;
                     """)
         }
+        migrator.registerMigration("v5: the outbox keeps the bytes it uploads and why it waits") { db in
+            // `payload` is the file as first sent: every retry sends the same bytes, so the store
+            // recognises a repeat (same UUID, same SHA-256) whatever changed on the pack since.
+            // `held` marks a run the store refused (4xx): it waits for a person, not for a timer.
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN payload BLOB;
+                    ALTER TABLE outbox ADD COLUMN payload_sha256 TEXT;
+                    ALTER TABLE outbox ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE outbox ADD COLUMN error_code TEXT;
+                    ALTER TABLE outbox ADD COLUMN store_status INTEGER;
+                    ALTER TABLE outbox ADD COLUMN raw_pruned_wall_ns INTEGER;
+                    CREATE INDEX outbox_waiting ON outbox(next_attempt_wall_ns) WHERE synced_wall_ns IS NULL;
+                    """)
+        }
         return migrator
     }
 }

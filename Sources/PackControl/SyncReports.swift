@@ -1,0 +1,123 @@
+/// What `link` and `link_status` return: where linking the pack to a store stands.
+public struct LinkReport: Codable, Hashable, Sendable {
+    /// `waiting` (for the code to be entered), `linked`, `expired`, `denied`, `failed`, `unlinked`.
+    public var state: String
+    public var store: String?
+    public var username: String?
+    /// The code to enter, and where.
+    public var userCode: String?
+    public var verificationUri: String?
+    public var verificationUriComplete: String?
+    public var expiresAt: String?
+    public var message: String
+
+    public init(state: String, message: String) {
+        self.state = state
+        self.message = message
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, store, username, message
+        case userCode = "user_code", verificationUri = "verification_uri"
+        case verificationUriComplete = "verification_uri_complete", expiresAt = "expires_at"
+    }
+}
+
+/// A run waiting in the outbox, as `sync status` lists it.
+public struct QueuedRunReport: Codable, Hashable, Sendable {
+    public var run: Int64
+    public var uuid: String
+    public var startTime: String
+    public var distanceM: Double
+    public var attempts: Int
+    public var lastAttemptAt: String?
+    public var lastError: String?
+    public var errorCode: String?
+    /// When the worker tries again; absent when it will as soon as the pack is home, or when held.
+    public var nextRetryAt: String?
+    /// The store refused the run: `handoff sync --now` tries again once the cause is fixed.
+    public var held: Bool
+    public var bytes: Int?
+
+    public init(run: Int64, uuid: String, startTime: String, distanceM: Double, attempts: Int, held: Bool) {
+        self.run = run
+        self.uuid = uuid
+        self.startTime = startTime
+        self.distanceM = distanceM
+        self.attempts = attempts
+        self.held = held
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case run, uuid, attempts, held, bytes
+        case startTime = "start_time", distanceM = "distance_m", lastAttemptAt = "last_attempt_at"
+        case lastError = "last_error", errorCode = "error_code", nextRetryAt = "next_retry_at"
+    }
+}
+
+/// The upload in progress.
+public struct SyncProgressReport: Codable, Hashable, Sendable {
+    public var run: Int64
+    public var uuid: String
+    /// This run is the `index`-th of `of` due in this pass (1-based).
+    public var index: Int
+    public var of: Int
+    public var bytes: Int?
+
+    public init(run: Int64, uuid: String, index: Int, of: Int, bytes: Int?) {
+        self.run = run
+        self.uuid = uuid
+        self.index = index
+        self.of = of
+        self.bytes = bytes
+    }
+}
+
+/// What `sync_status` returns.
+public struct SyncStatusReport: Codable, Hashable, Sendable {
+    /// `not_linked`, `unlinked_by_store`, `away`, `idle` (nothing to do), `waiting` (for a retry),
+    /// `checking` (the store), `uploading`, `held` (only refused runs wait).
+    public var state: String
+    public var message: String
+    public var linked: Bool
+    public var store: String?
+    public var username: String?
+    public var home: Bool
+    public var network: String
+    public var networkDetail: String
+    public var current: SyncProgressReport?
+    public var queued: [QueuedRunReport]
+    public var synced: Int
+    public var lastSyncedAt: String?
+    public var lastAttemptAt: String?
+    public var lastError: String?
+    public var nextAttemptAt: String?
+    /// Uploads made since handoffd started, and how many of them the store already had.
+    public var uploaded: Int
+    public var alreadyStored: Int
+    /// Looks at the outbox finished since handoffd started, and whether one is under way:
+    /// `handoff sync` waits until a look that began after its request has ended.
+    public var passes: Int
+    public var looking: Bool
+
+    public init(state: String, message: String, linked: Bool, home: Bool, network: String, networkDetail: String) {
+        self.state = state
+        self.message = message
+        self.linked = linked
+        self.home = home
+        self.network = network
+        self.networkDetail = networkDetail
+        queued = []
+        synced = 0
+        uploaded = 0
+        alreadyStored = 0
+        passes = 0
+        looking = false
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, message, linked, store, username, home, network, current, queued, synced, uploaded, passes, looking
+        case networkDetail = "network_detail", lastSyncedAt = "last_synced_at", lastAttemptAt = "last_attempt_at"
+        case lastError = "last_error", nextAttemptAt = "next_attempt_at", alreadyStored = "already_stored"
+    }
+}

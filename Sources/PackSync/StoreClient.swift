@@ -1,0 +1,293 @@
+import Foundation
+import HandoffModel
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The group store's API as the pack uses it: linking (RFC 8628, device side), health, run
+/// uploads and signing out. HTTP goes through Foundation's URLSession, which is libcurl on Linux:
+/// TLS and the system's certificate store come with the OS, and nothing as large as an HTTP stack
+/// of our own is linked into the pack.
+///
+/// Every failure is a `SyncFailure` that says whether to retry and what a person should do.
+public struct StoreClient: Sendable {
+    public let base: URL
+    public var token: String?
+    /// How long one request may take, start to end (a 10-hour run's FIT is about 1 MB).
+    public var timeoutSeconds: Double
+    let session: URLSession
+
+    public init(base: URL, token: String? = nil, timeoutSeconds: Double = 60) {
+        self.base = base
+        self.token = token
+        self.timeoutSeconds = timeoutSeconds
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeoutSeconds
+        configuration.timeoutIntervalForResource = timeoutSeconds
+        configuration.httpMaximumConnectionsPerHost = 1
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Checks a store URL as a person typed it: http(s), a host, no query.
+    public static func url(_ text: String) throws(SyncFailure) -> URL {
+        var text = text.trimmingCharacters(in: .whitespaces)
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host?.isEmpty == false, url.query == nil
+        else {
+            throw SyncFailure(
+                .needsPerson, code: "invalid_store_url",
+                message:
+                    "\"\(text)\" is not a store address: give it as https://store.example.org (or http:// on a home network)"
+            )
+        }
+        return url
+    }
+
+    // MARK: Calls
+
+    /// `GET /v1/health`: the store answers and is a Handoff store.
+    public func health() async throws(SyncFailure) -> String {
+        let reply = try await send("GET", "/v1/health")
+        guard reply.status == 200, let status = reply.json?["status"] as? String, status == "ok" else {
+            throw reply.failure(store: base, context: "the health check")
+        }
+        return reply.json?["version"] as? String ?? "?"
+    }
+
+    public struct DeviceCode: Sendable, Hashable {
+        public var deviceCode: String
+        public var userCode: String
+        public var verificationURI: String
+        public var verificationURIComplete: String?
+        public var expiresIn: Int
+        public var interval: Int
+    }
+
+    /// `POST /v1/device/code`: a code for a person to enter on the store.
+    public func requestDeviceCode(name: String) async throws(SyncFailure) -> DeviceCode {
+        let reply = try await send("POST", "/v1/device/code", json: ["name": name])
+        guard reply.status == 200, let json = reply.json, let device = json["device_code"] as? String,
+            let user = json["user_code"] as? String, let uri = json["verification_uri"] as? String
+        else { throw reply.failure(store: base, context: "asking for a link code") }
+        return DeviceCode(
+            deviceCode: device, userCode: user, verificationURI: uri,
+            verificationURIComplete: json["verification_uri_complete"] as? String,
+            expiresIn: (json["expires_in"] as? Int) ?? 900, interval: max(1, (json["interval"] as? Int) ?? 5))
+    }
+
+    public enum TokenPoll: Sendable, Hashable {
+        case pending
+        case slowDown
+        case expired
+        case denied
+        case linked(token: String, username: String?)
+    }
+
+    /// `POST /v1/device/token`: one poll.
+    public func pollDeviceToken(deviceCode: String) async throws(SyncFailure) -> TokenPoll {
+        let reply = try await send("POST", "/v1/device/token", json: ["device_code": deviceCode])
+        if reply.status == 200, let token = reply.json?["access_token"] as? String {
+            let account = reply.json?["account"] as? [String: Any]
+            return .linked(token: token, username: account?["username"] as? String)
+        }
+        switch reply.errorCode {
+        case "authorization_pending": return .pending
+        case "slow_down": return .slowDown
+        case "expired_token", "invalid_grant": return .expired
+        case "access_denied": return .denied
+        default: throw reply.failure(store: base, context: "waiting for the link")
+        }
+    }
+
+    /// `DELETE /v1/sessions/current` with the pack's token: the store forgets this pack.
+    public func signOut() async throws(SyncFailure) {
+        let reply = try await send("DELETE", "/v1/sessions/current")
+        guard reply.status == 204 || reply.status == 200 || reply.status == 401 else {
+            throw reply.failure(store: base, context: "unlinking")
+        }
+    }
+
+    /// The store's acknowledgement of a run.
+    public struct Acknowledgement: Sendable, Hashable {
+        /// 201 stored now; 200 the store had it already (a retry of an upload that arrived).
+        public var status: Int
+        public var distanceMeters: Double?
+    }
+
+    /// `PUT /v1/runs/{uuid}`: the run's file with its summary, as multipart/form-data. Idempotent:
+    /// the same UUID with the same bytes is acknowledged again, never counted twice.
+    public func uploadRun(
+        uuid: String, file: [UInt8], sha256: String, fileName: String, summary: Data
+    )
+        async throws(SyncFailure) -> Acknowledgement
+    {
+        let boundary = "handoff-" + UUID().uuidString.lowercased()
+        var body = Data()
+        func part(_ name: String, _ headers: String, _ content: Data) {
+            body.append(
+                Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\(headers)\r\n\r\n".utf8))
+            body.append(content)
+            body.append(Data("\r\n".utf8))
+        }
+        part("summary", "\r\nContent-Type: application/json", summary)
+        part("file", "; filename=\"\(fileName)\"\r\nContent-Type: application/vnd.ant.fit", Data(file))
+        body.append(Data("--\(boundary)--\r\n".utf8))
+        let reply = try await send(
+            "PUT", "/v1/runs/\(uuid)", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+        // Only the store's own answer for this run, holding these very bytes, is an acknowledgement.
+        guard reply.status == 200 || reply.status == 201, (reply.json?["uuid"] as? String)?.lowercased() == uuid,
+            (reply.json?["sha256"] as? String)?.lowercased() == sha256
+        else {
+            throw reply.failure(store: base, context: "uploading run \(uuid.prefix(8))")
+        }
+        return Acknowledgement(status: reply.status, distanceMeters: reply.json?["distance_m"] as? Double)
+    }
+
+    // MARK: Transport
+
+    struct Reply: @unchecked Sendable {
+        var status: Int
+        var json: [String: Any]?
+        var retryAfter: Double?
+        var text: String
+
+        var errorCode: String? { (json?["error"] as? [String: Any])?["code"] as? String }
+        var errorMessage: String? { (json?["error"] as? [String: Any])?["message"] as? String }
+
+        /// What an unexpected answer means for the pack.
+        func failure(store: URL, context: String) -> SyncFailure {
+            let said = errorMessage.map { ": \($0)" } ?? ""
+            let code = errorCode ?? "http_\(status)"
+            switch status {
+            case 200..<300:
+                return SyncFailure(
+                    .retry, code: "bad_reply",
+                    message:
+                        "\(store.absoluteString) answered \(context) with something that is not a Handoff store's reply; trying again later"
+                )
+            case 401:
+                return SyncFailure(
+                    .unlinked, code: "unauthorized",
+                    message:
+                        "the store no longer accepts this pack (it was unlinked on the store, or the account is gone): run `handoff link` again"
+                )
+            case 403:
+                return SyncFailure(
+                    .unlinked, code: code,
+                    message: "the store refused this pack's link for \(context)\(said): run `handoff link` again")
+            case 404 where errorCode == nil:
+                return SyncFailure(
+                    .needsPerson, code: "not_a_store",
+                    message:
+                        "\(store.absoluteString) has no Handoff store API (404 for \(context)): check the address with `handoff link --store URL`"
+                )
+            case 408, 425, 429:
+                return SyncFailure(
+                    .retry, code: code, message: "the store asked to wait (\(status)) while \(context)\(said)",
+                    retryAfter: retryAfter)
+            case 400..<500:
+                return SyncFailure(.needsPerson, code: code, message: "the store refused \(context) (\(status))\(said)")
+            default:
+                return SyncFailure(
+                    .retry, code: "server_error",
+                    message: "the store failed while \(context) (\(status))\(said); trying again later",
+                    retryAfter: retryAfter)
+            }
+        }
+    }
+
+    func send(
+        _ method: String, _ path: String, json: [String: Any]? = nil, body: Data? = nil, contentType: String? = nil
+    ) async throws(SyncFailure) -> Reply {
+        var request = URLRequest(url: base.appendingPathComponent(String(path.dropFirst())))
+        request.httpMethod = method
+        request.timeoutInterval = timeoutSeconds
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("handoff/\(HandoffVersion.current)", forHTTPHeaderField: "User-Agent")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = try? JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        } else if let body {
+            request.httpBody = body
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch is CancellationError {
+            throw SyncFailure(.retry, code: "cancelled", message: "stopped before the store answered")
+        } catch {
+            throw SyncFailure.network(error, store: base)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw SyncFailure(.retry, code: "bad_reply", message: "\(base.absoluteString) did not answer in HTTP")
+        }
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Double.init)
+        return Reply(
+            status: http.statusCode, json: object, retryAfter: retryAfter,
+            text: String(decoding: data.prefix(200), as: UTF8.self))
+    }
+}
+
+/// Why talking to the store failed, and what comes next.
+public struct SyncFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Action: String, Sendable, Hashable {
+        /// Network trouble, a timeout, a 5xx: try again later by itself.
+        case retry
+        /// The store refused this run or request (4xx): a person must look.
+        case needsPerson = "needs_person"
+        /// The store no longer accepts the pack's token: link again.
+        case unlinked
+    }
+
+    public var action: Action
+    public var code: String
+    public var message: String
+    /// The store's Retry-After, in seconds.
+    public var retryAfter: Double?
+
+    public init(_ action: Action, code: String, message: String, retryAfter: Double? = nil) {
+        self.action = action
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { message }
+
+    /// A transport error (no route, refused, reset, timed out, TLS) in words.
+    static func network(_ error: any Error, store: URL) -> SyncFailure {
+        let nsError = error as NSError
+        let host = store.host ?? store.absoluteString
+        let what: String
+        var code = "network"
+        switch nsError.code {
+        case NSURLErrorTimedOut:
+            what = "the store did not answer in time"
+            code = "timeout"
+        case NSURLErrorCannotConnectToHost: what = "nothing answers at \(host)"
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: what = "\(host) cannot be found (DNS)"
+        case NSURLErrorNetworkConnectionLost: what = "the connection to \(host) broke"
+        case NSURLErrorNotConnectedToInternet: what = "the pack has no network"
+        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted,
+            NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateNotYetValid,
+            NSURLErrorServerCertificateHasUnknownRoot:
+            what = "the TLS connection to \(host) failed (is the pack's clock right, and the certificate valid?)"
+            code = "tls"
+        default:
+            what = "the request to \(host) failed"
+        }
+        let detail =
+            (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
+            ?? nsError.localizedDescription
+        return SyncFailure(.retry, code: code, message: "\(what) (\(detail)); trying again later")
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HandoffModel
+import PackControl
+
+/// Linking in progress: what `link_status` shows, and the task polling the store.
+struct LinkFlow {
+    var report: LinkReport
+    var task: Task<Void, Never>?
+}
+
+/// Linking the pack to a store (RFC 8628 from the device's side) and unlinking it.
+extension SyncWorker {
+    /// Asks the store for a code and starts polling for the person to enter it. Returns at once
+    /// with the code; `linkStatus()` follows the rest.
+    public func beginLink(store: String, name: String?) async throws(ControlError) -> LinkReport {
+        let url: URL
+        do { url = try StoreClient.url(store) } catch { throw ControlError(code: error.code, message: error.message) }
+        if let link {
+            throw ControlError(
+                code: "already_linked",
+                message:
+                    "this pack is linked to \(link.store)\(link.username.map { " as \($0)" } ?? ""): `handoff unlink` first"
+            )
+        }
+        linking?.task?.cancel()
+        linking = nil
+        let client = StoreClient(base: url, timeoutSeconds: min(configuration.timeoutSeconds, 20))
+        let deviceName = name?.isEmpty == false ? name! : configuration.deviceName
+        let code: StoreClient.DeviceCode
+        do { code = try await client.requestDeviceCode(name: deviceName) } catch {
+            throw ControlError(
+                code: error.code, message: "could not start linking with \(url.absoluteString): \(error.message)")
+        }
+        let expires = now().advanced(byNanoseconds: Int64(code.expiresIn) * nanosecondsPerSecond)
+        var report = LinkReport(
+            state: "waiting",
+            message: "on a phone or computer, open \(code.verificationURI) and enter the code \(code.userCode)")
+        report.store = url.absoluteString
+        report.userCode = code.userCode
+        report.verificationUri = code.verificationURI
+        report.verificationUriComplete = code.verificationURIComplete
+        report.expiresAt = CivilTime(expires).iso8601()
+        linking = LinkFlow(report: report)
+        linking?.task = Task { await self.poll(client, code: code, deviceName: deviceName, expires: expires) }
+        logger.info("Linking to \(url.absoluteString): waiting for the code to be entered")
+        return report
+    }
+
+    func poll(_ client: StoreClient, code: StoreClient.DeviceCode, deviceName: String, expires: WallInstant) async {
+        var interval = code.interval
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(interval))
+            if Task.isCancelled { return }
+            if now() > expires {
+                endLink("expired", "the code expired before it was entered: run `handoff link` again")
+                return
+            }
+            do {
+                switch try await client.pollDeviceToken(deviceCode: code.deviceCode) {
+                case .pending: continue
+                case .slowDown: interval += 5
+                case .expired:
+                    endLink("expired", "the code expired before it was entered: run `handoff link` again")
+                    return
+                case .denied:
+                    endLink("denied", "the code was refused on the store: run `handoff link` to try again")
+                    return
+                case .linked(let token, let username):
+                    linked(
+                        StoreLink(
+                            store: client.base.absoluteString, token: token, username: username,
+                            deviceName: deviceName, linkedAt: CivilTime(now()).iso8601()))
+                    return
+                }
+            } catch {
+                if error.action == .retry {
+                    linking?.report.message =
+                        "still waiting for the code \(code.userCode); the store did not answer the last poll (\(error.message))"
+                } else {
+                    endLink("failed", "linking failed: \(error.message)")
+                    return
+                }
+            }
+        }
+    }
+
+    func linked(_ newLink: StoreLink) {
+        do { try newLink.save(path: configuration.linkPath) } catch {
+            endLink("failed", "linked, but \(error.message): the pack cannot keep its token; fix that and link again")
+            return
+        }
+        link = newLink
+        client = Self.client(for: newLink, timeout: configuration.timeoutSeconds)
+        unlinkedByStore = nil
+        storeFailures = 0
+        storeRetryAt = nil
+        var report = LinkReport(
+            state: "linked",
+            message:
+                "linked to \(newLink.store)\(newLink.username.map { " as \($0)" } ?? ""): finished runs upload when the pack is home"
+        )
+        report.store = newLink.store
+        report.username = newLink.username
+        linking = LinkFlow(report: report)
+        logger.notice("Linked to \(newLink.store)", metadata: ["username": "\(newLink.username ?? "?")"])
+        wakeup.poke()
+    }
+
+    func endLink(_ state: String, _ message: String) {
+        linking?.report.state = state
+        linking?.report.message = message
+        logger.notice("Linking ended: \(message)")
+    }
+
+    public func linkStatus() -> LinkReport {
+        if let linking, linking.report.state != "linked" { return linking.report }
+        if let link {
+            var report = LinkReport(
+                state: "linked", message: "linked to \(link.store)\(link.username.map { " as \($0)" } ?? "")")
+            report.store = link.store
+            report.username = link.username
+            if let unlinkedByStore {
+                report.state = "unlinked_by_store"
+                report.message = unlinkedByStore
+            }
+            return report
+        }
+        return LinkReport(state: "unlinked", message: "this pack is not linked to a store: `handoff link --store URL`")
+    }
+
+    /// Forgets the store: tells it (so the pack leaves the account's devices), then removes the
+    /// token. Runs stay on the pack, and queued ones upload again after the next link.
+    public func unlink() async -> LinkReport {
+        linking?.task?.cancel()
+        linking = nil
+        guard let link else {
+            return LinkReport(state: "unlinked", message: "this pack was not linked")
+        }
+        var message = "unlinked from \(link.store); runs stay on the pack"
+        if let client {
+            do { try await client.signOut() } catch {
+                message +=
+                    ". The store could not be told (\(error.message)): remove the pack under your account's devices"
+            }
+        }
+        StoreLink.remove(path: configuration.linkPath)
+        self.link = nil
+        client = nil
+        unlinkedByStore = nil
+        current = nil
+        logger.notice("Unlinked from \(link.store)")
+        return LinkReport(state: "unlinked", message: message)
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import PackControl
+import PackSync
+import Synchronization
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Stands in for wpa_supplicant's control interface (this machine has no Wi-Fi): a Unix datagram
+/// socket at `DIR/wlan0` that answers ATTACH, STATUS and PING as wpa_supplicant does and sends
+/// attached clients `<3>CTRL-EVENT-…` lines. The pack's side is the real code.
+final class SimulatedWPASupplicant: @unchecked Sendable {
+    let path: String
+    private let descriptor: Int32
+    private let status = Mutex("wpa_state=DISCONNECTED\naddress=02:00:00:00:00:00\n")
+    private let attached = Mutex<[String]>([])
+    private let stopped = Atomic<Bool>(false)
+    let commands = Mutex<[String]>([])
+
+    init(directory: String, interface: String = "wlan0") throws {
+        path = directory + "/" + interface
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = try UnixSocket.socketAddress(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+    }
+
+    func associate(ssid: String) {
+        status.withLock {
+            $0 =
+                "bssid=02:00:00:00:01:00\nfreq=2412\nssid=\(ssid)\nid=0\nmode=station\nkey_mgmt=WPA2-PSK\nwpa_state=COMPLETED\nip_address=192.168.1.20\n"
+        }
+        broadcast("<3>CTRL-EVENT-CONNECTED - Connection to 02:00:00:00:01:00 completed [id=0 id_str=]")
+    }
+
+    func disassociate() {
+        status.withLock { $0 = "wpa_state=DISCONNECTED\naddress=02:00:00:00:00:00\n" }
+        broadcast("<3>CTRL-EVENT-DISCONNECTED bssid=02:00:00:00:01:00 reason=3 locally_generated=1")
+    }
+
+    private func broadcast(_ event: String) {
+        for client in attached.withLock({ $0 }) { reply(event, to: client) }
+    }
+
+    private func reply(_ text: String, to client: String) {
+        guard var address = try? UnixSocket.socketAddress(client) else { return }
+        let bytes = Array(text.utf8)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    private func serve() {
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !stopped.load(ordering: .acquiring) {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var source = sockaddr_un()
+            var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+            let count = withUnsafeMutablePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(descriptor, &buffer, buffer.count, 0, $0, &length)
+                }
+            }
+            guard count > 0 else { continue }
+            let client = withUnsafeBytes(of: &source.sun_path) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            let command = String(decoding: buffer[..<count], as: UTF8.self)
+            commands.withLock { $0.append(command) }
+            switch command {
+            case "ATTACH":
+                attached.withLock { $0.append(client) }
+                reply("OK\n", to: client)
+            case "DETACH":
+                attached.withLock { $0.removeAll { $0 == client } }
+                reply("OK\n", to: client)
+            case "STATUS": reply(status.withLock { $0 }, to: client)
+            case "PING": reply("PONG\n", to: client)
+            default: reply("UNKNOWN COMMAND\n", to: client)
+            }
+        }
+    }
+}
+
+@Suite(.serialized)
+struct HomeWifiTests {
+    /// Waits until `condition` holds, up to `seconds`; returns how long it took, or nil.
+    static func within(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Double? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(seconds) {
+            if try await condition() {
+                let elapsed = (ContinuousClock.now - start).components
+                return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    @Test(
+        "Joining home Wi-Fi starts a sync within 10 s; away (no Wi-Fi, or another network) nothing is attempted (wpa_supplicant simulated at its control socket)"
+    )
+    func leavingAndRejoining() async throws {
+        try await LiveStore.run { store in
+            let token = try await store.signUp("wanda")
+            let proxy = try FaultProxy(upstreamPort: store.port, seed: 1)
+            proxy.setFaults(false)
+            defer { proxy.stop() }
+            let pack = try TestPack("wanda", policy: HomePolicy(ssids: ["HomeNet"], source: .wpaSupplicant))
+            let wpa = try SimulatedWPASupplicant(directory: pack.directory.path)
+            defer { wpa.stop() }
+            try await pack.link(to: LiveStore(client: store.client, port: proxy.port), approvingWith: token)
+            let worker = pack.worker
+            let monitor = NetworkMonitor(source: .auto, interface: "wlan0", wpaDirectory: pack.directory.path) {
+                state in
+                Task { await worker.networkChanged(state) }
+            }
+            #expect(monitor.effectiveSource == .wpaSupplicant)
+            monitor.start()
+            defer { monitor.stop() }
+            let running = Task { await worker.run() }
+            let requestsAfterLinking = proxy.requests.withLock { $0.count }
+            var random = SeededRandom(seed: 5)
+            let first = try pack.addRuns(1, first: nowWall, random: &random)
+            worker.wakeup.poke()
+
+            // Away: not on Wi-Fi, then on a café's. Not one request leaves the pack.
+            try await Task.sleep(for: .seconds(2))
+            wpa.associate(ssid: "CafeWifi")
+            let onCafe = try await Self.within(5) { await worker.status().network == "away (on CafeWifi)" }
+            #expect(onCafe != nil)
+            try await Task.sleep(for: .seconds(2))
+            #expect(proxy.requests.withLock { $0.count } == requestsAfterLinking)
+            #expect(await worker.status().state == "away")
+
+            // Home: the run goes within 10 s.
+            wpa.associate(ssid: "HomeNet")
+            let firstSync = try await Self.within(10) { try pack.database.outboxTotals().waiting == 0 }
+            #expect(firstSync != nil, "no sync within 10 s of joining home Wi-Fi")
+            #expect(Set(try await store.runs(token).keys) == Set(first.keys))
+
+            // Leave, record another run: it waits. Come back: it goes.
+            wpa.disassociate()
+            _ = try await Self.within(5) { await worker.status().home == false }
+            let requestsWhileAway = proxy.requests.withLock { $0.count }
+            let second = try pack.addRuns(1, first: nowWall, random: &random)
+            worker.wakeup.poke()
+            try await Task.sleep(for: .seconds(2))
+            #expect(proxy.requests.withLock { $0.count } == requestsWhileAway)
+            #expect(try pack.database.outboxTotals().waiting == 1)
+            wpa.associate(ssid: "HomeNet")
+            let secondSync = try await Self.within(10) { try pack.database.outboxTotals().waiting == 0 }
+            #expect(secondSync != nil, "no sync within 10 s of rejoining home Wi-Fi")
+            #expect(Set(try await store.runs(token).keys) == Set(first.keys).union(second.keys))
+            #expect(wpa.commands.withLock { $0.contains("ATTACH") })
+            await worker.stop()
+            await running.value
+        }
+    }
+}
