@@ -122,10 +122,15 @@ struct SyncService: Service {
 
     func run() async throws {
         monitor.start()
-        await cancelWhenGracefulShutdown {
-            await worker.run()
+        let running = Task { await worker.run() }
+        // The worker may be asleep on its wake-up (which cancellation alone does not end) or in an
+        // upload (which it does): both are ended.
+        await withGracefulShutdownHandler {
+            await running.value
+        } onGracefulShutdown: {
+            running.cancel()
+            Task { await worker.stop() }
         }
         monitor.stop()
-        await worker.stop()
     }
 }

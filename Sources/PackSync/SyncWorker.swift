@@ -135,12 +135,12 @@ public actor SyncWorker {
                 "store": "\(link?.store ?? "not linked")", "network": "\(configuration.policy.source.rawValue)",
                 "home_ssids": "\(configuration.policy.ssids.joined(separator: ","))",
             ])
-        while !stopping {
+        while !stopping && !Task.isCancelled {
             inPass = true
             await pass()
             inPass = false
             passes += 1
-            if stopping { break }
+            if stopping || Task.isCancelled { break }
             await wakeup.wait(seconds: secondsUntilNextLook())
         }
     }
