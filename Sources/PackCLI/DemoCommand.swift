@@ -4,12 +4,14 @@ import PackControl
 
 public struct Demo: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
-        abstract: "Watch the pack record a simulated 5 km run, then see its summary and splits.",
+        abstract: "Watch the pack record a simulated 5 km run, upload it to a local group store, and see the group.",
         discussion: """
             Starts a temporary handoffd with its own journal, replays the demo capture into it (a run \
             made by `handoff simulate`: GPS noise, an underpass, a road crossing, a strap dropout), and \
-            prints the recorded run checked against what the simulator knows to be true. No hardware \
-            and nothing of an installed pack is touched.
+            prints the recorded run checked against what the simulator knows to be true. It also \
+            starts a group store (handoff-store, SQLite) in the same temporary directory, with an \
+            account and a group, links the pack to it as `handoff link` does, syncs the run, and \
+            prints the group's progress and baton. No hardware and nothing of an installed pack is touched.
             """)
 
     @Option(help: "Replay speed: a factor of real time, or `max`.")
@@ -23,6 +25,9 @@ public struct Demo: AsyncParsableCommand {
 
     @Option(help: "Write the recorded run as FIT, GPX, TCX and CSV into this directory.")
     var exportDir = "."
+
+    @Flag(help: "Only record: no local group store, no sync.")
+    var noStore = false
 
     @OptionGroup var output: JSONOption
 
@@ -52,6 +57,34 @@ public struct Demo: AsyncParsableCommand {
         } else {
             directory = try DemoFiles.temporaryDirectory()
         }
+        var store: DemoStore?
+        var demoGroup: (id: Int, token: String)?
+        if !noStore {
+            guard let storeExecutable = DemoFiles.executable("handoff-store") else {
+                Output.error(
+                    "handoff-store was not found beside handoff or on PATH; build it with `swift build --product handoff-store`, or pass --no-store"
+                )
+                throw ExitCode.failure
+            }
+            do {
+                let started = try await DemoStore.start(executable: storeExecutable, directory: directory)
+                store = started
+                let account = try await started.expect(
+                    201, "POST", "/v1/accounts",
+                    json: [
+                        "username": "demo-runner", "email": "demo-runner@example.org",
+                        "password": UUID().uuidString,
+                    ])
+                let token = account["token"] as? String ?? ""
+                let group = try await started.expect(
+                    201, "POST", "/v1/groups", token: token, json: ["name": "Demo relay", "goal_m": 42_195])
+                demoGroup = (group["id"] as? Int ?? 0, token)
+            } catch let error as ControlError {
+                store?.stop()
+                throw Output.fail(error, json: output.json)
+            }
+        }
+        defer { store?.stop() }
         let socket = directory + "/control.sock"
         let logPath = directory + "/handoffd.log"
         // The demo's own configuration, so that no installed handoff.toml changes what it shows.
@@ -67,6 +100,15 @@ public struct Demo: AsyncParsableCommand {
         [replay]
         file = "\(capturePath)"
         speed = "\(speed)"
+        # The replayed run is dated from now, after the demo's group was made, so that it counts.
+        start_now = \(store != nil)
+
+        [sync]
+        enabled = \(store != nil)
+        # The demo store is on loopback: "home" is wherever this runs.
+        network = "always"
+        retry_min_s = 0.5
+        retry_max_s = 5
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
@@ -91,6 +133,11 @@ public struct Demo: AsyncParsableCommand {
                 "Replaying \((capturePath as NSString).lastPathComponent) through a temporary handoffd at \(speed == "max" ? "full speed" : speed + "x")…"
             )
         }
+        if let store, let demoGroup {
+            do {
+                try await link(client: client, store: store, token: demoGroup.token, process: process, logPath: logPath)
+            } catch let error as ControlError { throw Output.fail(error, json: output.json) }
+        }
         let finalStatus = try await follow(client: client, process: process, logPath: logPath)
         let run: RunReport
         do { run = try client.send(ControlRequest(command: "show", run: "last"), expecting: RunReport.self) } catch {
@@ -108,6 +155,17 @@ public struct Demo: AsyncParsableCommand {
         } catch let error as ControlError {
             throw Output.fail(error, json: output.json)
         }
+        var group: DemoGroupReport?
+        if let store, let demoGroup {
+            do {
+                let synced = try await sync(client: client)
+                let progress = try await store.expect(
+                    200, "GET", "/v1/groups/\(demoGroup.id)/progress", token: demoGroup.token)
+                group = DemoGroupReport(store: store.url.absoluteString, progress: progress, synced: synced)
+            } catch let error as ControlError {
+                throw Output.fail(error, json: output.json)
+            }
+        }
         process.terminate()
         process.waitUntilExit()
 
@@ -115,6 +173,7 @@ public struct Demo: AsyncParsableCommand {
         if output.json {
             var report = DemoReport(run: run, replay: replay, directory: keep == nil ? nil : directory)
             report.files = files
+            report.group = group
             try Output.printJSON(report)
             return
         }
@@ -130,11 +189,61 @@ public struct Demo: AsyncParsableCommand {
             Output.print(line + ".")
         }
         Output.print("The run as FIT, GPX, TCX and CSV: \(files.joined(separator: ", ")).")
+        if let group { Output.print("\n" + group.render()) }
         if keep != nil {
             Output.print("The journal, socket and handoffd's log are in \(directory).")
         } else {
             Output.print("That handoffd and its journal are gone; `--keep DIR` keeps them to explore.")
         }
+    }
+
+    /// Links the demo pack to the demo store: handoffd asks for a code, the demo's account
+    /// approves it (a person would, on the store's /device page).
+    private func link(
+        client: ControlClient, store: DemoStore, token: String, process: Process, logPath: String
+    )
+        async throws
+    {
+        let started = ContinuousClock.now
+        var report: LinkReport?
+        while report == nil {
+            do {
+                report = try client.send(
+                    ControlRequest(command: "link", name: "demo pack", store: store.url.absoluteString),
+                    expecting: LinkReport.self)
+            } catch {
+                guard error.code == "not_running", process.isRunning, ContinuousClock.now - started < .seconds(30)
+                else {
+                    throw error
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        _ = try await store.expect(
+            200, "POST", "/v1/device/approve", token: token, json: ["user_code": report?.userCode ?? ""])
+        if !output.json { Output.print("Linking the pack to a local group store at \(store.url.absoluteString)…") }
+        while report?.state == "waiting" {
+            try await Task.sleep(for: .milliseconds(250))
+            report = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self)
+        }
+        guard report?.state == "linked" else {
+            throw ControlError(code: "link_failed", message: report?.message ?? "linking failed")
+        }
+    }
+
+    /// Asks handoffd to sync and waits until the outbox is empty (or a minute passes).
+    private func sync(client: ControlClient) async throws -> Bool {
+        var status = try client.send(ControlRequest(command: "sync", now: true), expecting: SyncStatusReport.self)
+        let started = ContinuousClock.now
+        while !(status.state == "idle" && status.synced > 0), ContinuousClock.now - started < .seconds(60) {
+            if ["not_linked", "unlinked_by_store", "held"].contains(status.state) { break }
+            try await Task.sleep(for: .milliseconds(200))
+            status = try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
+        }
+        if !output.json {
+            Output.print(status.state == "idle" ? "Synced: the run is on the store." : "Not synced: \(status.message)")
+        }
+        return status.state == "idle" && status.synced > 0
     }
 
     /// Waits for the daemon, shows progress, and returns the status once the replayed run is finished.
@@ -192,9 +301,10 @@ struct DemoReport: Encodable {
     let distanceErrorPct: Double?
     let directory: String?
     var files: [String] = []
+    var group: DemoGroupReport?
 
     enum CodingKeys: String, CodingKey {
-        case run, directory, files
+        case run, directory, files, group
         case simulatedDistanceM = "simulated_distance_m", simulatedAvgHrBpm = "simulated_avg_hr_bpm"
         case distanceErrorPct = "distance_error_pct"
     }
@@ -257,5 +367,59 @@ enum DemoFiles {
     static func tail(_ path: String, lines: Int = 15) -> String {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+}
+
+/// The demo group after the sync, from the store's progress.
+struct DemoGroupReport: Encodable {
+    let store: String
+    let name: String
+    let goalM: Double
+    let totalM: Double
+    let percent: Double
+    let batonHolder: String?
+    let members: [Member]
+    let synced: Bool
+
+    struct Member: Encodable {
+        let username: String
+        let distanceM: Double
+        let runs: Int
+        enum CodingKeys: String, CodingKey {
+            case username, runs
+            case distanceM = "distance_m"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case store, name, percent, members, synced
+        case goalM = "goal_m", totalM = "total_m", batonHolder = "baton_holder"
+    }
+
+    init(store: String, progress: [String: Any], synced: Bool) {
+        self.store = store
+        self.synced = synced
+        let group = progress["group"] as? [String: Any] ?? [:]
+        name = group["name"] as? String ?? "?"
+        goalM = group["goal_m"] as? Double ?? 0
+        totalM = group["total_m"] as? Double ?? 0
+        percent = group["percent"] as? Double ?? 0
+        batonHolder = (progress["baton"] as? [String: Any])?["holder"] as? String
+        members = (progress["members"] as? [[String: Any]] ?? []).map {
+            Member(
+                username: $0["username"] as? String ?? "?", distanceM: $0["distance_m"] as? Double ?? 0,
+                runs: $0["runs"] as? Int ?? 0)
+        }
+    }
+
+    func render() -> String {
+        var lines = [
+            "Group \"\(name)\" on \(store): \(Format.distance(totalM)) of \(Format.distance(goalM)) (\(Format.fixed(percent, 1)) %)",
+            "Baton: " + (batonHolder.map { "with \($0)" } ?? "free"),
+        ]
+        for member in members {
+            lines.append("  \(member.username): \(Format.distance(member.distanceM)) in \(member.runs) run(s)")
+        }
+        return lines.joined(separator: "\n")
     }
 }

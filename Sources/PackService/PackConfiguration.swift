@@ -65,6 +65,9 @@ public struct PackConfiguration: Sendable {
     /// Replayed events are stamped as they are played and live sources run beside them (a
     /// simulated strap and footpod with a real GPS, say).
     public var replayLive = false
+    /// Replayed wall-clock times are moved so that the capture starts now (the demo: its run
+    /// must start after the demo's group was made to count in it).
+    public var replayStartNow = false
     /// Only these sensors of the capture are replayed (all when `nil`).
     public var replaySensors: Set<String>?
 
@@ -316,6 +319,7 @@ public struct PackConfiguration: Sendable {
             if let v = try s.string("file"), !v.isEmpty { replayFile = v }
             if let v = try s.speed("speed") { replaySpeed = v }
             if let v = try s.bool("live") { replayLive = v }
+            if let v = try s.bool("start_now") { replayStartNow = v }
             if let v = try s.strings("sensors") { replaySensors = Set(v) }
         }
         try reader.section("capture") { (s: inout TOMLReader.Section) throws(ConfigurationError) in

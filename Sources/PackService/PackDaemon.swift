@@ -76,7 +76,8 @@ public enum PackDaemon {
                     service: ReplayService(
                         engine: engine, path: replay,
                         speed: configuration.replayLive ? .factor(1) : configuration.replaySpeed,
-                        restamp: configuration.replayLive, sensors: configuration.replaySensors, logger: logger),
+                        restamp: configuration.replayLive, startNow: configuration.replayStartNow,
+                        sensors: configuration.replaySensors, logger: logger),
                     successTerminationBehavior: configuration.exitAfterReplay ? .gracefullyShutdownGroup : .ignore,
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }

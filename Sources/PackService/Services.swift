@@ -48,6 +48,8 @@ struct ReplayService: Service {
     let speed: ReplaySpeed
     /// Stamp events with the live clock as they are played (live replay), instead of their own.
     var restamp = false
+    /// Move wall-clock times so that the capture's first one is now.
+    var startNow = false
     /// Replay only these sensors' events (commands always).
     var sensors: Set<String>?
     let logger: Logger
@@ -64,6 +66,7 @@ struct ReplayService: Service {
         let realStart = clock.now
         var firstMonotonic: MonotonicInstant?
         var count = 0
+        var wallShift: Int64?
         let size = max(1, reader.size)
         let stopping = StopFlag()
         await withGracefulShutdownHandler {
@@ -85,6 +88,11 @@ struct ReplayService: Service {
                         while !stopping.isSet, due > clock.now {
                             try await clock.sleep(until: min(due, clock.now.advanced(by: .milliseconds(250))))
                         }
+                    }
+                    if startNow, let wall = event.wall {
+                        let shift = wallShift ?? (PackClock.wall().nanosecondsSinceEpoch - wall.nanosecondsSinceEpoch)
+                        wallShift = shift
+                        event.wall = wall.advanced(byNanoseconds: shift)
                     }
                     if restamp {
                         event.monotonic = LiveClock.monotonic()

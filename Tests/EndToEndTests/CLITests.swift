@@ -102,7 +102,9 @@ struct CLITests {
         #expect(try handoff(["simulate", "--minutes", "0"]).status != 0)
     }
 
-    @Test("The README's demo: distance within 0.5 % of the simulated route and HR within 1 bpm")
+    @Test(
+        "The README's demo: distance within 0.5 % of the simulated route, HR within 1 bpm, and the run synced once to the local store's group"
+    )
     func demo() throws {
         let result = try handoff(
             ["demo", "--speed", "max", "--json"],
@@ -115,5 +117,12 @@ struct CLITests {
         let avg = try #require(run["avg_hr_bpm"] as? Double)
         let truth = try #require(object["simulated_avg_hr_bpm"] as? Double)
         #expect(abs(avg - truth) < 1)
+        // The demo's store has the run, once, in the group's total.
+        let group = try #require(object["group"] as? [String: Any])
+        let distance = try #require(run["distance_m"] as? Double)
+        #expect(group["synced"] as? Bool == true)
+        #expect(abs((group["total_m"] as? Double ?? 0) - distance) < 0.01, "\(group)")
+        let members = group["members"] as? [[String: Any]] ?? []
+        #expect(members.count == 1 && members.first?["runs"] as? Int == 1)
     }
 }
