@@ -112,7 +112,10 @@ let package = Package(
         .executableTarget(
             name: "handoff-bench",
             dependencies: [
-                "ActivityFormats", "BlueZ", "GATT", "HandoffModel", "PackSensors", "Recorder", "SensorCodecs",
+                "ActivityFormats", "BlueZ", "GATT", "HandoffModel", "PackSensors", "PackStorage", "PackSync",
+                "Recorder",
+                "SensorCodecs",
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Tests.

@@ -127,6 +127,20 @@ public struct StoreClient: Sendable {
         async throws(SyncFailure) -> Acknowledgement
     {
         let boundary = "handoff-" + UUID().uuidString.lowercased()
+        let body = Self.uploadBody(boundary: boundary, file: file, fileName: fileName, summary: summary)
+        let reply = try await send(
+            "PUT", "/v1/runs/\(uuid)", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+        // Only the store's own answer for this run, holding these very bytes, is an acknowledgement.
+        guard reply.status == 200 || reply.status == 201, (reply.json?["uuid"] as? String)?.lowercased() == uuid,
+            (reply.json?["sha256"] as? String)?.lowercased() == sha256
+        else {
+            throw reply.failure(store: base, context: "uploading run \(uuid.prefix(8))")
+        }
+        return Acknowledgement(status: reply.status, distanceMeters: reply.json?["distance_m"] as? Double)
+    }
+
+    /// The upload's multipart/form-data body: the summary, then the file.
+    public static func uploadBody(boundary: String, file: [UInt8], fileName: String, summary: Data) -> Data {
         var body = Data()
         func part(_ name: String, _ headers: String, _ content: Data) {
             body.append(
@@ -137,15 +151,7 @@ public struct StoreClient: Sendable {
         part("summary", "\r\nContent-Type: application/json", summary)
         part("file", "; filename=\"\(fileName)\"\r\nContent-Type: application/vnd.ant.fit", Data(file))
         body.append(Data("--\(boundary)--\r\n".utf8))
-        let reply = try await send(
-            "PUT", "/v1/runs/\(uuid)", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
-        // Only the store's own answer for this run, holding these very bytes, is an acknowledgement.
-        guard reply.status == 200 || reply.status == 201, (reply.json?["uuid"] as? String)?.lowercased() == uuid,
-            (reply.json?["sha256"] as? String)?.lowercased() == sha256
-        else {
-            throw reply.failure(store: base, context: "uploading run \(uuid.prefix(8))")
-        }
-        return Acknowledgement(status: reply.status, distanceMeters: reply.json?["distance_m"] as? Double)
+        return body
     }
 
     // MARK: Transport

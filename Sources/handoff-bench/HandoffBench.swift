@@ -11,6 +11,8 @@
 //                                   RR intervals from the beat timestamps, and recorded.
 //   handoff-bench activity …        activity files: writing and reading a 3-hour marathon at 1 Hz
 //                                   (ActivityBench.swift).
+//   handoff-bench sync …            uploading queued runs to a store, and the bytes an upload
+//                                   takes (SyncBench.swift).
 import BlueZ
 import Foundation
 import GATT
@@ -28,6 +30,7 @@ enum HandoffBench {
     static func main() throws {
         let arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "activity" { return try ActivityBench.run(Array(arguments.dropFirst())) }
+        if arguments.first == "sync" { return try SyncBench.run(Array(arguments.dropFirst())) }
         guard let mode = arguments.first, ["notifications", "hxm"].contains(mode),
             let count = arguments.dropFirst().first.flatMap({ Int($0) }), count >= 0
         else {

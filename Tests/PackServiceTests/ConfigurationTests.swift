@@ -126,6 +126,44 @@ struct ConfigurationTests {
         #expect(c.bluetoothPowerOn == defaults.bluetoothPowerOn)
         #expect(c.bluetoothMaxIntervalMs == defaults.bluetoothMaxIntervalMs)
         #expect(c.bluetoothSupervisionTimeoutMs == defaults.bluetoothSupervisionTimeoutMs)
+        #expect(c.syncEnabled == defaults.syncEnabled && c.syncHomeSSIDs == defaults.syncHomeSSIDs)
+        #expect(c.syncNetwork == defaults.syncNetwork && c.syncInterface == defaults.syncInterface)
+        #expect(c.syncWPADirectory == defaults.syncWPADirectory && c.syncUploadAway == defaults.syncUploadAway)
+        #expect(c.syncRetryMinimumSeconds == defaults.syncRetryMinimumSeconds)
+        #expect(c.syncRetryMaximumSeconds == defaults.syncRetryMaximumSeconds)
+        #expect(c.syncTimeoutSeconds == defaults.syncTimeoutSeconds && c.privacyZones == defaults.privacyZones)
+        #expect(c.pruneRawAfterDays == defaults.pruneRawAfterDays && c.replayStartNow == defaults.replayStartNow)
+    }
+
+    @Test("Sync and privacy settings are read, and mistakes name the key")
+    func syncAndPrivacy() throws {
+        var c = PackConfiguration()
+        try c.apply(
+            toml: """
+                [sync]
+                home_ssids = ["HomeNet", "Café"]
+                network = "iw"
+                retry_min_s = 5
+                [privacy]
+                zones = [{ name = "home", lat = 48.2, lon = 16.37, radius_m = 250 }, { lat = 1, lon = 2, radius_m = 50 }]
+                """, path: "t")
+        #expect(c.syncHomeSSIDs == ["HomeNet", "Café"] && c.syncNetwork == .iw && c.syncRetryMinimumSeconds == 5)
+        #expect(c.privacyZones.map(\.name) == ["home", "zone 2"] && c.privacyZones[0].radiusMeters == 250)
+        #expect(c.sync.policy.ssids == ["HomeNet", "Café"])
+        func refusal(_ toml: String) -> String {
+            var c = PackConfiguration()
+            do { try c.apply(toml: toml, path: "handoff.toml") } catch { return error.description }
+            return "accepted"
+        }
+        #expect(refusal("[sync]\nnetwork = \"dbus\"").contains("sync.network must be one of auto, wpa_supplicant"))
+        #expect(
+            refusal("[privacy]\nzones = [{ lat = 91, lon = 0, radius_m = 10 }]").contains("privacy.zones[0].lat is 91"))
+        #expect(
+            refusal("[privacy]\nzones = [{ lat = 1, lon = 0 }]").contains("privacy.zones[0].radius_m must be a number"))
+        #expect(
+            refusal("[privacy]\nzones = [{ lat = 1, lon = 0, radius_m = 5, radius = 3 }]").contains(
+                "unknown key radius"))
+        #expect(refusal("[sync]\nretry_min_s = 60\nretry_max_s = 10").contains("retry_max_s must not be less"))
     }
 
     @Test("Without \"footpod\" in pedometer.sources the footpod's cadence counts no steps")
