@@ -154,6 +154,16 @@ struct RunRoutes {
         return (Array(file.body), summary)
     }
 
+    /// The group whose baton a pack claimed for a run it started offline: the summary's
+    /// `"baton_claim": {"group_id": N}` (docs/group-store.md, "Offline baton claims").
+    static func batonClaim(_ summary: String) -> Int64? {
+        guard let object = try? StoreJSON.decoder.decode([String: JSONValue].self, from: Data(summary.utf8)),
+            case .object(let claim)? = object["baton_claim"], case .number(let group)? = claim["group_id"],
+            group == group.rounded(), group > 0, group < 9e15
+        else { return nil }
+        return Int64(group)
+    }
+
     /// Reads the file with the project's readers and checks that it is a plausible run.
     static func parse(_ uuid: String, _ file: [UInt8], summary: String, now: WallInstant) throws(StoreError) -> NewRun {
         guard !file.isEmpty else {
@@ -193,7 +203,8 @@ struct RunRoutes {
         return NewRun(
             uuid: uuid, started: activity.start, elapsedMS: Int64((activity.summary.elapsedSeconds * 1000).rounded()),
             timerMS: Int64((statistics.timerSeconds * 1000).rounded()), distanceMM: Int64((distance * 1000).rounded()),
-            sport: activity.sport.rawValue, format: format.rawValue, sha256: digest, file: file, summary: summary)
+            sport: activity.sport.rawValue, format: format.rawValue, sha256: digest, file: file, summary: summary,
+            batonClaim: batonClaim(summary))
     }
 
     func register(_ router: RouteRecorder) {

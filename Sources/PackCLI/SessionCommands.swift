@@ -20,12 +20,25 @@ extension SessionCommandLine {
     }
 }
 
-public struct Start: SessionCommandLine {
-    public static let configuration = CommandConfiguration(abstract: "Start recording a run.")
-    static let command = "start"
+public struct Start: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Start recording a run (taking the group's baton when the pack is linked and it is free).")
+    @Flag(help: "Run without the baton.")
+    var solo = false
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
     public init() {}
+
+    public func run() async throws {
+        let report: CommandReport
+        do {
+            report = try connection.client(timeout: 15).send(
+                ControlRequest(command: "start", solo: solo), expecting: CommandReport.self)
+        } catch {
+            throw Output.fail(error, json: output.json)
+        }
+        if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
+    }
 }
 
 public struct Stop: SessionCommandLine {

@@ -34,14 +34,17 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var anywhere: Bool?
     /// `sync`: forget retry times and release runs the store refused.
     public var now: Bool?
+    /// `start`: run without the baton.
+    public var solo: Bool?
 
     public init(
         command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
         kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil,
         format: String? = nil, name: String? = nil, store: String? = nil, anywhere: Bool? = nil,
-        now: Bool? = nil
+        now: Bool? = nil, solo: Bool? = nil
     ) {
         self.now = now
+        self.solo = solo
         self.store = store
         self.anywhere = anywhere
         self.format = format

@@ -121,3 +121,29 @@ public struct SyncStatusReport: Codable, Hashable, Sendable {
         case lastError = "last_error", nextAttemptAt = "next_attempt_at", alreadyStored = "already_stored"
     }
 }
+
+/// What `baton` and `baton_pass` return: the group's baton as the store sees it.
+public struct BatonReport: Codable, Hashable, Sendable {
+    public var group: Int64?
+    public var holder: String?
+    public var since: String?
+    public var expiresAt: String?
+    /// This pack's account holds it.
+    public var youHold: Bool
+    /// The latest relay legs, newest first, as the store lists them (`runner`, `taken_at`,
+    /// `ended_at`, `ended`, `passed_to`, `distance_m`, `runs`).
+    public var legs: [[String: String]]
+    public var message: String
+
+    public init(group: Int64?, youHold: Bool, message: String) {
+        self.group = group
+        self.youHold = youHold
+        self.message = message
+        legs = []
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case group, holder, since, legs, message
+        case expiresAt = "expires_at", youHold = "you_hold"
+    }
+}

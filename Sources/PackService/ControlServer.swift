@@ -125,7 +125,22 @@ enum ControlDispatcher {
             switch request.command {
             case "status":
                 return encode(ControlResponse(result: await engine.status()))
-            case "start", "stop", "pause", "resume", "lap":
+            case "start":
+                return encode(ControlResponse(result: try await start(request, engine: engine, sync: sync)))
+            case "baton", "baton_pass":
+                guard let sync else {
+                    throw ControlError(
+                        code: "sync_disabled",
+                        message: "this handoffd does not sync (sync.enabled is false in its configuration)")
+                }
+                if request.command == "baton" { return encode(ControlResponse(result: try await sync.batonStatus())) }
+                if await ["recording", "paused"].contains(engine.status().state) {
+                    throw ControlError(
+                        code: "recording",
+                        message: "a run is being recorded: `handoff stop`, let it sync, then pass the baton")
+                }
+                return encode(ControlResponse(result: try await sync.passBaton(to: request.target)))
+            case "stop", "pause", "resume", "lap":
                 let command = SessionCommandName(rawValue: request.command)!.command
                 return encode(ControlResponse(result: try await engine.command(command)))
             case "runs":
@@ -233,6 +248,18 @@ enum ControlDispatcher {
         default:
             return encode(ControlResponse(result: try await bluetooth.sensor(try need(request.sensor, "a sensor"))))
         }
+    }
+
+    /// `start`: the baton first (taken online, claimed offline, or solo), then the run.
+    static func start(_ request: ControlRequest, engine: PackEngine, sync: SyncWorker?) async throws -> CommandReport {
+        let idle = await !["recording", "paused"].contains(engine.status().state)
+        let baton = idle ? await sync?.batonForStart(solo: request.solo ?? false) ?? .none : .none
+        var report = try await engine.command(.start)
+        if let run = report.runId, let mode = baton.mode {
+            await engine.noteBaton(run: run, group: mode.group, mode: mode.mode)
+        }
+        if let message = baton.message { report.message += " " + message }
+        return report
     }
 
     static func respond(to request: ControlRequest, sync: SyncWorker) async throws -> String {

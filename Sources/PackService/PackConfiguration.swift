@@ -114,6 +114,8 @@ public struct PackConfiguration: Sendable {
     public var syncTimeoutSeconds = 60.0
     /// The pack's name on the store (default: the host name).
     public var syncDeviceName: String?
+    /// The group whose baton the pack carries (`[sync] group`; default: the account's only one).
+    public var syncGroup: Int64?
     /// Circles whose points never leave the pack (`[privacy] zones`).
     public var privacyZones: [PrivacyZone] = []
     /// Days after which a synced run's raw data (RR intervals, the uploaded file) may be pruned.
@@ -137,6 +139,7 @@ public struct PackConfiguration: Sendable {
         configuration.zones = privacyZones
         configuration.timeoutSeconds = syncTimeoutSeconds
         configuration.pruneRawAfterSeconds = pruneRawAfterDays.map { $0 * 86_400 }
+        configuration.batonGroup = syncGroup
         return configuration
     }
 
@@ -197,6 +200,10 @@ public struct PackConfiguration: Sendable {
                     throw s.error("sync.device_name", "must be 1 to 64 characters")
                 }
                 syncDeviceName = v
+            }
+            if let v = try s.number("group", in: 1...9e15) {
+                guard v == v.rounded() else { throw s.error("sync.group", "must be a group's id, a whole number") }
+                syncGroup = Int64(v)
             }
             if syncRetryMaximumSeconds < syncRetryMinimumSeconds {
                 throw s.error("sync.retry_max_s", "must not be less than retry_min_s")

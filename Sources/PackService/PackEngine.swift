@@ -380,6 +380,13 @@ public actor PackEngine {
 
     func setCapture(_ writer: CaptureFileWriter?) { capture = writer }
 
+    /// Notes the baton a run was started with (the upload claims it when it was taken offline).
+    func noteBaton(run: Int64, group: Int64?, mode: String) {
+        do { try database.setBaton(SessionID(run), group: group, mode: mode) } catch {
+            logger.error("Could not note the run's baton in the journal: \(error)", metadata: ["session.id": "\(run)"])
+        }
+    }
+
     func setRunFinishedHandler(_ handler: @escaping @Sendable () -> Void) { runFinished = handler }
 
     func beginReplay(header: CaptureHeader, file: String, speed: ReplaySpeed) {

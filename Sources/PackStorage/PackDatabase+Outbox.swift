@@ -199,4 +199,25 @@ extension PackDatabase {
             nextAttempt: instant("next_attempt_wall_ns"), held: row["held"], synced: instant("synced_wall_ns"),
             payloadBytes: row["payload_bytes"])
     }
+
+    /// Notes the baton a run was started with.
+    public func setBaton(_ session: SessionID, group: Int64?, mode: String) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE session SET baton_group = ?, baton_mode = ? WHERE id = ?",
+                arguments: [group, mode, session.rawValue])
+        }
+    }
+
+    /// The baton a run was started with: its group and `held`, `offline` or `solo`.
+    public func baton(of session: SessionID) throws -> (group: Int64?, mode: String)? {
+        try writer.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT baton_group, baton_mode FROM session WHERE id = ?", arguments: [session.rawValue]),
+                let mode: String = row["baton_mode"]
+            else { return nil }
+            return (row["baton_group"], mode)
+        }
+    }
 }

@@ -179,6 +179,15 @@ extension PackDatabase {
                     CREATE INDEX outbox_waiting ON outbox(next_attempt_wall_ns) WHERE synced_wall_ns IS NULL;
                     """)
         }
+        migrator.registerMigration("v6: the baton a run was started with") { db in
+            // `held`: the pack took the group's baton online at the start; `offline`: it could not
+            // reach the store, and the upload claims the baton for the run's time; `solo`: no baton.
+            try db.execute(
+                sql: """
+                    ALTER TABLE session ADD COLUMN baton_group INTEGER;
+                    ALTER TABLE session ADD COLUMN baton_mode TEXT CHECK (baton_mode IN ('held', 'offline', 'solo'));
+                    """)
+        }
         return migrator
     }
 }

@@ -154,6 +154,72 @@ public struct StoreClient: Sendable {
         return body
     }
 
+    // MARK: Groups and the baton
+
+    public struct GroupSummary: Sendable, Hashable {
+        public var id: Int64
+        public var name: String
+    }
+
+    /// `GET /v1/groups`: the account's groups.
+    public func groups() async throws(SyncFailure) -> [GroupSummary] {
+        let reply = try await send("GET", "/v1/groups")
+        guard reply.status == 200, let groups = reply.json?["groups"] as? [[String: Any]] else {
+            throw reply.failure(store: base, context: "listing groups")
+        }
+        return groups.compactMap { group in
+            guard let id = group["id"] as? Int else { return nil }
+            return GroupSummary(id: Int64(id), name: group["name"] as? String ?? "?")
+        }
+    }
+
+    public struct BatonState: Sendable, Hashable {
+        public var holder: String?
+        public var since: String?
+        public var expiresAt: String?
+    }
+
+    static func batonState(_ json: [String: Any]?) -> BatonState {
+        BatonState(
+            holder: json?["holder"] as? String, since: json?["since"] as? String,
+            expiresAt: json?["expires_at"] as? String)
+    }
+
+    /// `GET /v1/groups/{id}/baton`: who holds it, and the recent legs as the store sends them.
+    public func baton(group: Int64) async throws(SyncFailure) -> (BatonState, legs: [[String: String]]) {
+        let reply = try await send("GET", "/v1/groups/\(group)/baton")
+        guard reply.status == 200 else { throw reply.failure(store: base, context: "reading the baton") }
+        let legs = (reply.json?["legs"] as? [[String: Any]] ?? []).map { leg in
+            leg.compactMapValues { value -> String? in
+                if let text = value as? String { return text }
+                if let number = value as? Double { return String(number) }
+                if let number = value as? Int { return String(number) }
+                return nil
+            }
+        }
+        return (Self.batonState(reply.json?["baton"] as? [String: Any]), legs)
+    }
+
+    public enum TakeOutcome: Sendable, Hashable {
+        case taken(BatonState)
+        case held(message: String)
+    }
+
+    /// `POST /v1/groups/{id}/baton/take`.
+    public func takeBaton(group: Int64) async throws(SyncFailure) -> TakeOutcome {
+        let reply = try await send("POST", "/v1/groups/\(group)/baton/take")
+        if reply.status == 200 { return .taken(Self.batonState(reply.json)) }
+        if reply.status == 409 { return .held(message: reply.errorMessage ?? "another member holds the baton") }
+        throw reply.failure(store: base, context: "taking the baton")
+    }
+
+    /// `POST /v1/groups/{id}/baton/pass`, to a member or the next in the rotation.
+    public func passBaton(group: Int64, to member: String?) async throws(SyncFailure) -> BatonState {
+        let reply = try await send("POST", "/v1/groups/\(group)/baton/pass", json: member.map { ["to": $0] } ?? [:])
+        guard reply.status == 200 else { throw reply.failure(store: base, context: "passing the baton") }
+        return Self.batonState(reply.json)
+    }
+
     // MARK: Transport
 
     struct Reply: @unchecked Sendable {

@@ -15,6 +15,8 @@ public struct StoreLink: Codable, Hashable, Sendable {
     public var username: String?
     public var deviceName: String
     public var linkedAt: String
+    /// The group whose baton the pack carries, once known (learned online, kept for offline starts).
+    public var groupID: Int64?
 
     public init(store: String, token: String, username: String?, deviceName: String, linkedAt: String) {
         self.store = store
@@ -28,6 +30,7 @@ public struct StoreLink: Codable, Hashable, Sendable {
         case store, token, username
         case deviceName = "device_name"
         case linkedAt = "linked_at"
+        case groupID = "group_id"
     }
 
     /// Reads the link; `nil` when the pack is not linked.

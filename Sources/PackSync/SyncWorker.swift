@@ -18,6 +18,8 @@ public struct SyncConfiguration: Sendable {
     public var pruneRawAfterSeconds: Double?
     /// The name the pack gives itself on the store.
     public var deviceName: String
+    /// The group whose baton the pack carries (default: the account's only group).
+    public var batonGroup: Int64?
 
     public init(linkPath: String, policy: HomePolicy, deviceName: String) {
         self.linkPath = linkPath
@@ -327,6 +329,9 @@ public actor SyncWorker {
             "clock_source": record.clockSource.rawValue, "recovered": record.recovered,
             "source": record.source.hasPrefix("replay:") ? "replay" : record.source,
         ]
+        if let baton = try database.baton(of: session), baton.mode == "offline", let group = baton.group {
+            summary["baton_claim"] = ["group_id": group]
+        }
         if let s = record.summary {
             summary["distance_m"] = s.statistics.distanceMeters
             summary["elapsed_s"] = s.elapsedSeconds

@@ -125,6 +125,18 @@ struct DaemonSyncTests {
             let json = try runProcess(Products.url("handoff"), ["sync", "status", "--json", "--socket", socket])
             let decoded = try ControlJSON.decode(SyncStatusReport.self, from: json.stdout)
             #expect(decoded.synced == 1 && decoded.queued.isEmpty && decoded.linked)
+
+            // `handoff start` takes the group's baton; it cannot be passed during the run.
+            let start = try runProcess(Products.url("handoff"), ["start", "--json", "--socket", socket])
+            let recording = try ControlJSON.decode(CommandReport.self, from: start.stdout)
+            #expect(
+                recording.state == "recording" && recording.message.contains("You hold the baton"), "\(start.stdout)")
+            let baton = try runProcess(Products.url("handoff"), ["baton", "--json", "--socket", socket])
+            let holding = try ControlJSON.decode(BatonReport.self, from: baton.stdout)
+            #expect(holding.youHold && holding.holder == "kilian" && holding.group == Int64(group.id))
+            let pass = try runProcess(Products.url("handoff"), ["baton", "pass", "--socket", socket])
+            #expect(pass.status != 0 && pass.stderr.contains("a run is being recorded"), "\(pass.stderr)")
+            #expect(try runProcess(Products.url("handoff"), ["stop", "--socket", socket]).status == 0)
             daemon.terminate()
             daemon.waitUntilExit()
         }

@@ -53,6 +53,8 @@ struct NewRun: Sendable {
     let sha256: String
     let file: [UInt8]
     let summary: String
+    /// The group whose baton the pack claimed, having started the run offline.
+    var batonClaim: Int64? = nil
 }
 
 private let runColumns =
@@ -85,6 +87,9 @@ extension StoreRepository {
                 return (existing, try await Self.counts(db, existing.id), false)
             }
             let stored = StoredRun(inserted)
+            if let group = run.batonClaim {
+                try await Self.reconcileClaim(db, stored, group: group, now: now)
+            }
             try await Self.count(db, stored)
             return (stored, try await Self.counts(db, stored.id), true)
         }
@@ -136,6 +141,56 @@ extension StoreRepository {
                 try await db.query(
                     "UPDATE leg SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE id = ?", run.distanceMM, leg)
             }
+        }
+    }
+
+    /// An offline claim on the baton, settled as the run arrives. The claim is accepted when
+    /// nobody held the group's baton at any moment of the run (no leg overlaps it, the current
+    /// holder's included) and the run counts in the group; the run then becomes a relay leg.
+    /// If the baton is still free and nobody has taken it since the run ended, the runner holds it
+    /// from the run's start (its lease from now), as if they had taken it online, and can pass
+    /// it on; otherwise the leg ends with the run (`offline`). A refused claim leaves the run
+    /// solo: it still counts toward every total, just not as a leg. The first upload wins, so
+    /// two packs claiming overlapping windows get one leg between them.
+    private static func reconcileClaim(
+        _ db: any SQLSession, _ run: StoredRun, group: Int64, now: WallInstant
+    ) async throws {
+        let start = run.started.nanosecondsSinceEpoch
+        let end = start + run.elapsedMS * 1_000_000
+        guard
+            let team = try await db.one(
+                """
+                SELECT team.id, team.lease_s FROM team JOIN member ON member.team_id = team.id
+                WHERE team.id = ? AND member.account_id = ? AND member.joined_ns <= ?
+                AND (team.deadline_ns IS NULL OR team.deadline_ns > ?)
+                """, group, run.accountID, start, start)
+        else { return }
+        try await closeExpired(db, group, now: now)
+        let overlapping = try await db.one(
+            """
+            SELECT id FROM leg WHERE team_id = ? AND taken_ns < ? AND (ended_ns IS NULL OR ended_ns > ?) LIMIT 1
+            """, group, end, start)
+        guard overlapping == nil else { return }
+        let later = try await db.one(
+            "SELECT id FROM leg WHERE team_id = ? AND taken_ns >= ? LIMIT 1", group, end)
+        let free =
+            try await db.one(
+                "SELECT team_id FROM baton WHERE team_id = ? AND holder_id IS NULL", group) != nil
+        if free && later == nil {
+            let leg = try await db.one(
+                "INSERT INTO leg (team_id, account_id, taken_ns) VALUES (?, ?, ?) RETURNING id", group, run.accountID,
+                start)!
+            let lease = team.int("lease_s")
+            try await db.query(
+                """
+                UPDATE baton SET holder_id = ?, leg_id = ?, since_ns = ?, expires_ns = ?
+                WHERE team_id = ? AND holder_id IS NULL
+                """, run.accountID, leg.int("id"), start, now.nanosecondsSinceEpoch + lease * nanosecondsPerSecond,
+                group)
+        } else {
+            try await db.query(
+                "INSERT INTO leg (team_id, account_id, taken_ns, ended_ns, ended_how) VALUES (?, ?, ?, ?, 'offline')",
+                group, run.accountID, start, end)
         }
     }
 

@@ -1,0 +1,148 @@
+import Foundation
+import HandoffModel
+import PackControl
+import PackStorage
+
+/// What `handoff start` did about the baton.
+public enum BatonAtStart: Sendable, Hashable {
+    /// Taken online: the run is the holder's relay leg.
+    case held(group: Int64, message: String)
+    /// The store could not be reached: the run carries a claim, settled at upload.
+    case offline(group: Int64, message: String)
+    /// Without the baton: asked for (`--solo`), or another member holds it.
+    case solo(group: Int64?, message: String)
+    /// Not linked: the baton does not apply.
+    case none
+
+    public var message: String? {
+        switch self {
+        case .held(_, let m), .offline(_, let m), .solo(_, let m): m
+        case .none: nil
+        }
+    }
+
+    /// How the journal notes it (`session.baton_mode`).
+    public var mode: (group: Int64?, mode: String)? {
+        switch self {
+        case .held(let g, _): (g, "held")
+        case .offline(let g, _): (g, "offline")
+        case .solo(let g, _): (g, "solo")
+        case .none: nil
+        }
+    }
+}
+
+/// The baton from the pack: taken at the start of a run, shown, passed on after the run synced.
+extension SyncWorker {
+    /// A client that gives up quickly: starting a run must not wait for a slow network.
+    var quickClient: StoreClient? {
+        guard let link, let url = try? StoreClient.url(link.store) else { return nil }
+        return StoreClient(base: url, token: link.token, timeoutSeconds: min(4, configuration.timeoutSeconds))
+    }
+
+    /// The group whose baton this pack carries: `[sync] group`, else the account's only group
+    /// (remembered in the link file, for starts without a network).
+    func batonGroup(_ client: StoreClient) async throws(SyncFailure) -> Int64 {
+        if let configured = configuration.batonGroup { return configured }
+        let groups = try await client.groups()
+        guard groups.count == 1, let group = groups.first else {
+            throw SyncFailure(
+                .needsPerson, code: groups.isEmpty ? "no_group" : "which_group",
+                message: groups.isEmpty
+                    ? "your account is in no group: join one on the store (an invite code) to carry its baton"
+                    : "your account is in \(groups.count) groups (\(groups.map { "\($0.id) \($0.name)" }.joined(separator: ", "))): set [sync] group = ID in handoff.toml"
+            )
+        }
+        if var link, link.groupID != group.id {
+            link.groupID = group.id
+            try? link.save(path: configuration.linkPath)
+            self.link = link
+        }
+        return group.id
+    }
+
+    /// At `handoff start`: takes the baton when the pack is online and it is free; runs solo
+    /// when another member holds it; claims it when the store cannot be reached.
+    public func batonForStart(solo: Bool) async -> BatonAtStart {
+        let known = configuration.batonGroup ?? link?.groupID
+        if solo { return .solo(group: known, message: "Running solo, without the baton.") }
+        guard let client = quickClient, unlinkedByStore == nil else { return .none }
+        do {
+            let group = try await batonGroup(client)
+            switch try await client.takeBaton(group: group) {
+            case .taken: return .held(group: group, message: "You hold the baton: this run is your relay leg.")
+            case .held(let message): return .solo(group: group, message: "Running solo: \(message).")
+            }
+        } catch {
+            if error.action == .retry, let group = known {
+                return .offline(
+                    group: group,
+                    message:
+                        "The store cannot be reached: the run claims the baton, and the store settles the claim when the run syncs."
+                )
+            }
+            return .solo(group: known, message: "Running solo: \(error.message).")
+        }
+    }
+
+    /// `handoff baton`.
+    public func batonStatus() async throws(ControlError) -> BatonReport {
+        guard let client, let link else {
+            throw ControlError(
+                code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
+        }
+        do {
+            let group = try await batonGroup(client)
+            let (state, legs) = try await client.baton(group: group)
+            return Self.report(group: group, state: state, legs: legs, username: link.username)
+        } catch {
+            throw ControlError(code: error.code, message: error.message)
+        }
+    }
+
+    /// `handoff baton pass [MEMBER]`: only once the pack's runs are on the store, so that the leg
+    /// being handed on has its distance.
+    public func passBaton(to member: String?) async throws(ControlError) -> BatonReport {
+        guard let client, let link else {
+            throw ControlError(
+                code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
+        }
+        let waiting: [OutboxEntry]
+        do { waiting = try database.outboxWaiting() } catch {
+            throw ControlError(code: "storage", message: "could not read the outbox: \(error)")
+        }
+        if let first = waiting.first {
+            throw ControlError(
+                code: "not_synced",
+                message:
+                    "run \(first.session) has not reached the store yet: `handoff sync`, then pass the baton (so your leg's distance counts)"
+            )
+        }
+        do {
+            let group = try await batonGroup(client)
+            let state = try await client.passBaton(group: group, to: member)
+            var report = Self.report(group: group, state: state, legs: [], username: link.username)
+            report.message = "Passed the baton to \(state.holder ?? member ?? "the next runner")."
+            return report
+        } catch {
+            throw ControlError(code: error.code, message: error.message)
+        }
+    }
+
+    static func report(
+        group: Int64, state: StoreClient.BatonState, legs: [[String: String]], username: String?
+    ) -> BatonReport {
+        let mine = state.holder != nil && state.holder == username
+        var report = BatonReport(group: group, youHold: mine, message: "")
+        report.holder = state.holder
+        report.since = state.since
+        report.expiresAt = state.expiresAt
+        report.legs = legs
+        if let holder = state.holder {
+            report.message = mine ? "You hold the baton." : "\(holder) holds the baton."
+        } else {
+            report.message = "The baton is free: `handoff start` takes it."
+        }
+        return report
+    }
+}
