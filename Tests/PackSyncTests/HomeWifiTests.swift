@@ -177,4 +177,50 @@ struct HomeWifiTests {
             await running.value
         }
     }
+
+    @Test(
+        "Without wpa_supplicant, the kernel's rtnetlink events (real, from a veth pair) make the pack read iw again at once (iw's output simulated)"
+    )
+    func kernelEventsWakeTheIWReader() async throws {
+        guard let ip = systemProgram("ip") else {
+            if SystemPrograms.required { Issue.record("ip (iproute2) is missing: apt-get install iproute2") }
+            return
+        }
+        let directory = try TemporaryDirectory("handoff-iw")
+        defer { directory.remove() }
+        let state = directory.file("link.txt").path
+        let iw = directory.file("iw").path
+        try "Not connected.\n".write(toFile: state, atomically: true, encoding: .utf8)
+        // Prints what `iw dev wlan0 link` would, from the state file.
+        try "#!/bin/sh\ncat \(state)\n".write(toFile: iw, atomically: true, encoding: .utf8)
+        chmod(iw, 0o755)
+        let seen = Mutex<[WirelessState]>([])
+        let monitor = NetworkMonitor(source: .auto, interface: "wlan0", wpaDirectory: directory.path, iwPath: iw) {
+            state in seen.withLock { $0.append(state) }
+        }
+        #expect(monitor.effectiveSource == .iw)
+        monitor.start()
+        defer { monitor.stop() }
+        #expect(try await Self.within(5) { seen.withLock { $0.last?.associated == false } } != nil)
+        let name = "hdv\(getpid() % 100_000)"
+        defer { _ = try? runProcess(ip, ["link", "del", name]) }
+        try """
+        Connected to 02:00:00:00:01:00 (on wlan0)
+        \tSSID: HomeNet
+        \tfreq: 2412
+        """.write(toFile: state, atomically: true, encoding: .utf8)
+        // A link appearing is a kernel event like Wi-Fi associating: the reader looks again now,
+        // not at its 5-minute check.
+        let added = try runProcess(ip, ["link", "add", name, "type", "veth", "peer", "name", name + "p"])
+        guard added.status == 0 else {
+            if SystemPrograms.required { Issue.record("cannot add a veth pair (needs root): \(added.stderr)") }
+            return
+        }
+        let home = try await Self.within(5) { seen.withLock { $0.last?.ssid == "HomeNet" } }
+        #expect(home != nil, "no read of iw after the kernel's event: \(seen.withLock { $0 })")
+        try "Not connected.\n".write(toFile: state, atomically: true, encoding: .utf8)
+        _ = try runProcess(ip, ["link", "set", name, "up"])
+        let away = try await Self.within(5) { seen.withLock { $0.last?.associated == false } }
+        #expect(away != nil)
+    }
 }

@@ -102,7 +102,7 @@ public func systemProgram(_ name: String) -> URL? {
 public enum SystemPrograms {
     public static let environmentVariable = "HANDOFF_REQUIRE_SYSTEM_PROGRAMS"
 
-    static var required: Bool {
+    public static var required: Bool {
         guard let value = ProcessInfo.processInfo.environment[environmentVariable] else { return false }
         return !value.isEmpty && value != "0"
     }
