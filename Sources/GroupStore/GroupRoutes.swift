@@ -11,6 +11,7 @@ struct GroupView: ResponseEncodable {
     let deadline: String?
     let inviteCode: String
     let leaseHours: Double
+    let autoPass: Bool
     let totalM: Double
     let percent: Double
     let createdAt: String
@@ -23,6 +24,7 @@ struct GroupView: ResponseEncodable {
         deadline = group.deadline.map(iso)
         inviteCode = group.inviteCode
         leaseHours = Double(group.leaseSeconds) / 3600
+        autoPass = group.autoPass
         totalM = metres(group.totalMM)
         percent = group.goalMM > 0 ? (Double(group.totalMM) * 1000 / Double(group.goalMM)).rounded() / 10 : 0
         createdAt = iso(group.created)
@@ -33,6 +35,7 @@ struct GroupView: ResponseEncodable {
         case goalM = "goal_m"
         case inviteCode = "invite_code"
         case leaseHours = "lease_hours"
+        case autoPass = "auto_pass"
         case totalM = "total_m"
         case createdAt = "created_at"
     }
@@ -47,6 +50,7 @@ struct GroupView: ResponseEncodable {
         try c.encode(deadline, forKey: .deadline)
         try c.encode(inviteCode, forKey: .inviteCode)
         try c.encode(leaseHours, forKey: .leaseHours)
+        try c.encode(autoPass, forKey: .autoPass)
         try c.encode(totalM, forKey: .totalM)
         try c.encode(percent, forKey: .percent)
         try c.encode(createdAt, forKey: .createdAt)
@@ -188,10 +192,12 @@ struct GroupRoutes {
         let goalM: Double
         let deadline: String?
         let leaseHours: Double?
+        let autoPass: Bool?
         enum CodingKeys: String, CodingKey {
             case name, deadline
             case goalM = "goal_m"
             case leaseHours = "lease_hours"
+            case autoPass = "auto_pass"
         }
     }
 
@@ -202,11 +208,13 @@ struct GroupRoutes {
         let deadline: String??
         let leaseHours: Double?
         let newInviteCode: Bool?
+        let autoPass: Bool?
         enum CodingKeys: String, CodingKey {
             case name, deadline
             case goalM = "goal_m"
             case leaseHours = "lease_hours"
             case newInviteCode = "new_invite_code"
+            case autoPass = "auto_pass"
         }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -214,6 +222,7 @@ struct GroupRoutes {
             goalM = try c.decodeIfPresent(Double.self, forKey: .goalM)
             leaseHours = try c.decodeIfPresent(Double.self, forKey: .leaseHours)
             newInviteCode = try c.decodeIfPresent(Bool.self, forKey: .newInviteCode)
+            autoPass = try c.decodeIfPresent(Bool.self, forKey: .autoPass)
             deadline = c.contains(.deadline) ? .some(try c.decodeIfPresent(String.self, forKey: .deadline)) : .none
         }
     }
@@ -289,7 +298,7 @@ struct GroupRoutes {
                 name: try Self.name(body.name), goalMM: try Self.goal(body.goalM),
                 deadline: try body.deadline.map { text throws(StoreError) in try Self.deadline(text, now: now) },
                 leaseSeconds: try body.leaseHours.map { hours throws(StoreError) in try Self.lease(hours) }
-                    ?? services.configuration.defaultLeaseSeconds,
+                    ?? services.configuration.defaultLeaseSeconds, autoPass: body.autoPass ?? false,
                 inviteCode: Self.inviteCode(), owner: account.id, now: now)
             context.logger.info("Group created", metadata: ["group": "\(group.id)", "account": "\(account.id)"])
             return EditedResponse(status: .created, response: GroupView(group, owner: account.username))
@@ -332,6 +341,7 @@ struct GroupRoutes {
                 if let lease { group.leaseSeconds = lease }
                 if case .some(let value) = deadline { group.deadline = value }
                 if let code { group.inviteCode = code }
+                if let autoPass = body.autoPass { group.autoPass = autoPass }
             }
             return try await view(group)
         }

@@ -62,4 +62,37 @@ struct BatonClaimTests {
             #expect(stray.status == .created && (stray["counted_in"] as? [Any])?.isEmpty == true)
         }
     }
+
+    @Test(
+        "A group that passes the baton by itself hands it to the next member as soon as the holder's run arrives",
+        arguments: Backend.available)
+    func autoPass(_ backend: Backend) async throws {
+        try await StoreHarness(backend).run { client in
+            let ada = try await client.signUp("ada")
+            let bob = try await client.signUp("bob")
+            let created = try await client.call(
+                .post, "/v1/groups", token: ada, json: ["name": "Relay", "goal_m": 100_000, "auto_pass": true])
+            #expect(created.status == .created && created["auto_pass"] as? Bool == true)
+            let id = try #require(created["id"] as? Int)
+            try await client.join(bob, try #require(created["invite_code"] as? String))
+            #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: ada).status == .ok)
+            let start = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970.rounded() + 60)
+            let reply = try await client.upload(
+                ada, uuid: UUID().uuidString.lowercased(), file: RunFiles.fit(start: start))
+            #expect((reply["counted_in"] as? [[String: Any]])?.first?["relay_leg"] is Int)
+            let baton = try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)
+            #expect((baton["baton"] as? [String: Any])?["holder"] as? String == "bob")
+            let legs = try #require(baton["legs"] as? [[String: Any]])
+            #expect(legs.count == 2 && legs.last?["ended"] as? String == "passed" && legs.last?["runs"] as? Int == 1)
+            #expect(legs.last?["passed_to"] as? String == "bob")
+            // The owner turns it off: Bob's run keeps the baton with him.
+            let changed = try await client.call(.patch, "/v1/groups/\(id)", token: ada, json: ["auto_pass": false])
+            #expect(changed.status == .ok && changed["auto_pass"] as? Bool == false)
+            _ = try await client.upload(
+                bob, uuid: UUID().uuidString.lowercased(),
+                file: RunFiles.fit(start: start.advanced(byNanoseconds: 3600 * nanosecondsPerSecond)))
+            let after = try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)
+            #expect((after["baton"] as? [String: Any])?["holder"] as? String == "bob")
+        }
+    }
 }

@@ -50,7 +50,7 @@ extension StoreRepository {
     }
 
     /// Gives the (free) baton to `account`: a new leg starts now.
-    private static func hand(
+    static func hand(
         _ db: any SQLSession, _ group: Group, to account: Int64, now: WallInstant
     )
         async throws -> Bool

@@ -9,6 +9,8 @@ public struct Group: Sendable {
     public var deadline: WallInstant?
     public var inviteCode: String
     public var leaseSeconds: Int64
+    /// The baton passes to the next in the rotation as soon as a run of the holder's leg arrives.
+    public var autoPass: Bool
     public let created: WallInstant
     /// Every counted run's distance, including what former members ran.
     public let totalMM: Int64
@@ -22,6 +24,7 @@ public struct Group: Sendable {
         deadline = row.optionalInt("deadline_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
         inviteCode = row.text("invite_code")
         leaseSeconds = row.int("lease_s")
+        autoPass = row.int("auto_pass") != 0
         created = WallInstant(nanosecondsSinceEpoch: row.int("created_ns"))
         totalMM = row.int("total_mm")
         formerMM = row.int("former_mm")
@@ -118,16 +121,17 @@ extension StoreRepository {
     }
 
     func createGroup(
-        name: String, goalMM: Int64, deadline: WallInstant?, leaseSeconds: Int64, inviteCode: String, owner: Int64,
-        now: WallInstant
+        name: String, goalMM: Int64, deadline: WallInstant?, leaseSeconds: Int64, autoPass: Bool = false,
+        inviteCode: String, owner: Int64, now: WallInstant
     ) async throws -> Group {
         try await write { db in
             let t = now.nanosecondsSinceEpoch
             let row = try await db.one(
                 """
-                INSERT INTO team (name, owner_id, goal_mm, deadline_ns, invite_code, lease_s, created_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *
-                """, name, owner, goalMM, deadline?.nanosecondsSinceEpoch, inviteCode, leaseSeconds, t)!
+                INSERT INTO team (name, owner_id, goal_mm, deadline_ns, invite_code, lease_s, auto_pass, created_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *
+                """, name, owner, goalMM, deadline?.nanosecondsSinceEpoch, inviteCode, leaseSeconds, autoPass ? 1 : 0,
+                t)!
             let group = Group(row)
             try await db.query(
                 "INSERT INTO member (team_id, account_id, joined_ns, turn) VALUES (?, ?, ?, 0)", group.id, owner, t)
@@ -159,10 +163,10 @@ extension StoreRepository {
             return Group(
                 try await db.one(
                     """
-                    UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?
+                    UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?, auto_pass = ?
                     WHERE id = ? RETURNING *
                     """, group.name, group.goalMM, group.deadline?.nanosecondsSinceEpoch, group.leaseSeconds,
-                    group.inviteCode, id)!)
+                    group.inviteCode, group.autoPass ? 1 : 0, id)!)
         }
     }
 

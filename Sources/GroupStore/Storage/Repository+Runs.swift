@@ -90,7 +90,7 @@ extension StoreRepository {
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
-            try await Self.count(db, stored)
+            try await Self.count(db, stored, now: now)
             return (stored, try await Self.counts(db, stored.id), true)
         }
     }
@@ -116,7 +116,7 @@ extension StoreRepository {
     /// Adds the run to each group of its runner that it counts toward: one the runner had
     /// joined when the run started, before the group's deadline. Run while holding the baton, it
     /// is part of that relay leg.
-    private static func count(_ db: any SQLSession, _ run: StoredRun) async throws {
+    private static func count(_ db: any SQLSession, _ run: StoredRun, now: WallInstant) async throws {
         let start = run.started.nanosecondsSinceEpoch
         let teams = try await db.query(
             """
@@ -140,8 +140,31 @@ extension StoreRepository {
             if let leg {
                 try await db.query(
                     "UPDATE leg SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE id = ?", run.distanceMM, leg)
+                try await autoPass(db, team: team, leg: leg, holder: run.accountID, now: now)
             }
         }
+    }
+
+    /// In a group that passes the baton by itself, a run arriving in the holder's open leg ends
+    /// the leg (`passed`, at the upload) and hands the baton to the next member in the rotation.
+    private static func autoPass(
+        _ db: any SQLSession, team: Int64, leg: Int64, holder: Int64, now: WallInstant
+    ) async throws {
+        guard
+            try await db.one(
+                """
+                SELECT team.id FROM team JOIN baton ON baton.team_id = team.id
+                WHERE team.id = ? AND team.auto_pass <> 0 AND baton.leg_id = ? AND baton.holder_id = ?
+                AND baton.expires_ns > ?
+                """, team, leg, holder, now.nanosecondsSinceEpoch) != nil
+        else { return }
+        let members = try await Self.members(db, team, now: nil)
+        guard members.count > 1, let mine = members.firstIndex(where: { $0.accountID == holder }) else { return }
+        let next = members[(mine + 1) % members.count]
+        try await endLeg(
+            db, team: team, holder: holder, at: now.nanosecondsSinceEpoch, how: "passed", to: next.accountID)
+        let group = Group(try await db.one("SELECT * FROM team WHERE id = ?", team)!)
+        _ = try await hand(db, group, to: next.accountID, now: now)
     }
 
     /// An offline claim on the baton, settled as the run arrives. The claim is accepted when

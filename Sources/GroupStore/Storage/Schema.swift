@@ -116,7 +116,12 @@ enum Schema {
                     PRIMARY KEY (run_id, team_id)
                 );
                 CREATE INDEX run_team_team ON run_team (team_id);
-                """)
+                """),
+        Migration(
+            version: 2, name: "groups that pass the baton by themselves",
+            sql: """
+                ALTER TABLE team ADD COLUMN auto_pass INT NOT NULL DEFAULT 0
+                """),
     ]
 
     /// The migration's SQL in `dialect`.
