@@ -151,6 +151,9 @@ struct GpsdOutageTests {
         let restartAt = killAt + 12_000_000_000
         let clock = ContinuousClock()
         let t0 = clock.now
+        var t0Timespec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t0Timespec)
+        let t0Monotonic = Int64(t0Timespec.tv_sec) * 1_000_000_000 + Int64(t0Timespec.tv_nsec)
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
         var target = sockaddr_in()
@@ -208,8 +211,16 @@ struct GpsdOutageTests {
         let points = pointRows.map { row -> Point in
             Point(second: row["elapsed_s"], latitude: row["lat"], distance: row["distance_m"], steps: row["steps"])
         }
-        let killSecond = Int((killAt - startOffset) / 1_000_000_000)
-        let restartSecond = Int((restartAt - startOffset) / 1_000_000_000)
+        // The kill and the restart in the run's own seconds. The daemon starts replaying a moment
+        // after this test starts sending (its start-up, longer on a busy machine), so the run's
+        // start is read from the journal (CLOCK_MONOTONIC, the daemon's and this test's) rather
+        // than assumed.
+        let runStart = try await db.read { db in try Int64.fetchOne(db, sql: "SELECT start_mono_ns FROM session") } ?? 0
+        func runSecond(_ offset: Int64) -> Int {
+            Int(((t0Monotonic + offset - runStart) / 1_000_000_000))
+        }
+        let killSecond = runSecond(killAt)
+        let restartSecond = runSecond(restartAt)
         // The outage is in the session: the link dropped (gpsd closed the connection) and came back.
         let down = events.first { $0.kind == "disconnected" || $0.kind == "gap_start" }
         let up = events.last { $0.kind == "connected" || $0.kind == "gap_end" }
