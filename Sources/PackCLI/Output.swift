@@ -21,6 +21,13 @@ public struct ConnectionOptions: ParsableArguments {
     }
 }
 
+extension ControlClient {
+    /// Sends a request; a failure is printed (text or JSON) and becomes the exit status.
+    func call<Result: Codable & Sendable>(_ request: ControlRequest, _ type: Result.Type, json: Bool) throws -> Result {
+        do { return try send(request, expecting: type) } catch { throw Output.fail(error, json: json) }
+    }
+}
+
 /// `--json`: one JSON object per line, snake_case keys with units in their names.
 public struct JSONOption: ParsableArguments {
     @Flag(name: .long, help: "Print JSON for scripts instead of text.")

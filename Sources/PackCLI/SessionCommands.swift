@@ -11,11 +11,8 @@ protocol SessionCommandLine: AsyncParsableCommand {
 extension SessionCommandLine {
     public func run() async throws {
         let report: CommandReport
-        do {
-            report = try connection.client.send(ControlRequest(command: Self.command), expecting: CommandReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        report = try connection.client.call(
+            ControlRequest(command: Self.command), CommandReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 }
@@ -30,13 +27,8 @@ public struct Start: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        let report: CommandReport
-        do {
-            report = try connection.client(timeout: 15).send(
-                ControlRequest(command: "start", solo: solo), expecting: CommandReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        let report = try connection.client(timeout: 15).call(
+            ControlRequest(command: "start", solo: solo), CommandReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 }

@@ -29,12 +29,8 @@ public struct Link: AsyncParsableCommand {
     public func run() async throws {
         let client = connection.client(timeout: 30)
         var report: LinkReport
-        do {
-            report = try client.send(
-                ControlRequest(command: "link", name: name, store: store), expecting: LinkReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        report = try client.call(
+            ControlRequest(command: "link", name: name, store: store), LinkReport.self, json: output.json)
         if output.json {
             try Output.printJSON(report)
         } else {
@@ -51,9 +47,7 @@ public struct Link: AsyncParsableCommand {
         if !output.json { Output.print("Waiting for the code to be entered… (Ctrl-C stops waiting; linking goes on)") }
         while report.state == "waiting" {
             try await Task.sleep(for: .seconds(1))
-            do { report = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self) } catch {
-                throw Output.fail(error, json: output.json)
-            }
+            report = try client.call(ControlRequest(command: "link_status"), LinkReport.self, json: output.json)
         }
         if output.json { try Output.printJSON(report) } else { Output.print(report.message.capitalizedFirst) }
         if report.state != "linked" { throw ExitCode.failure }
@@ -72,12 +66,8 @@ public struct Unlink: AsyncParsableCommand {
 
     public func run() async throws {
         let report: LinkReport
-        do {
-            report = try connection.client(timeout: 30).send(
-                ControlRequest(command: "unlink"), expecting: LinkReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        report = try connection.client(timeout: 30).call(
+            ControlRequest(command: "unlink"), LinkReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message.capitalizedFirst) }
     }
 }
@@ -110,12 +100,8 @@ public struct SyncRun: AsyncParsableCommand {
     public func run() async throws {
         let client = connection.client(timeout: 30)
         var report: SyncStatusReport
-        do {
-            report = try client.send(
-                ControlRequest(command: "sync", anywhere: anywhere, now: now), expecting: SyncStatusReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        report = try client.call(
+            ControlRequest(command: "sync", anywhere: anywhere, now: now), SyncStatusReport.self, json: output.json)
         let target = report.passes + (report.looking ? 2 : 1)
         let terminal = Output.standardOutputIsTerminal && !output.json
         var lastLine = ""
@@ -131,11 +117,7 @@ public struct SyncRun: AsyncParsableCommand {
                 lastLine = line
             }
             try await Task.sleep(for: .milliseconds(200))
-            do {
-                report = try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
-            } catch {
-                throw Output.fail(error, json: output.json)
-            }
+            report = try client.call(ControlRequest(command: "sync_status"), SyncStatusReport.self, json: output.json)
         }
         if terminal, !lastLine.isEmpty { Output.print("") }
         if output.json {
@@ -167,12 +149,8 @@ public struct SyncStatus: AsyncParsableCommand {
 
     public func run() async throws {
         let report: SyncStatusReport
-        do {
-            report = try connection.client.send(
-                ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        report = try connection.client.call(
+            ControlRequest(command: "sync_status"), SyncStatusReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(Self.render(report)) }
     }
 
@@ -223,12 +201,8 @@ public struct BatonShow: AsyncParsableCommand {
 
     public func run() async throws {
         let report: BatonReport
-        do {
-            report = try connection.client(timeout: 30).send(
-                ControlRequest(command: "baton"), expecting: BatonReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        report = try connection.client(timeout: 30).call(
+            ControlRequest(command: "baton"), BatonReport.self, json: output.json)
         if output.json { return try Output.printJSON(report) }
         var text = report.message
         if let since = report.since { text += " Since \(Output.localTime(since))" }
@@ -259,12 +233,8 @@ public struct BatonPass: AsyncParsableCommand {
 
     public func run() async throws {
         let report: BatonReport
-        do {
-            report = try connection.client(timeout: 30).send(
-                ControlRequest(command: "baton_pass", target: member), expecting: BatonReport.self)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+        report = try connection.client(timeout: 30).call(
+            ControlRequest(command: "baton_pass", target: member), BatonReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 }
