@@ -123,33 +123,33 @@ extension PackDatabase {
     // MARK: Row decoding
 
     func points(of session: SessionID, in db: Database) throws -> [RecordPoint] {
+        // Columns by position: GRDB's lookup by name lower-cases each name for every row, which
+        // cost more than the rest of reading a run (BENCHMARKS.md, "Runs going home").
         try Row.fetchAll(
             db,
             sql: """
-                SELECT p.*, h.key AS hr_key, f.key AS footpod_key, g.key AS gps_key FROM point p
+                SELECT p.elapsed_s, p.distance_m, p.lat, p.lon, p.alt_m, p.fix, p.hdop, p.speed_mps, p.hr_bpm,
+                    p.cadence_spm, p.moving, p.steps, h.key, f.key, g.key
+                FROM point p
                 LEFT JOIN sensor h ON h.id = p.hr_sensor LEFT JOIN sensor f ON f.id = p.footpod_sensor
                 LEFT JOIN sensor g ON g.id = p.gps_sensor
                 WHERE p.session_id = ? ORDER BY p.elapsed_s
                 """, arguments: [session.rawValue]
         ).map { row in
-            let hrKey: String? = row["hr_key"]
-            let footpodKey: String? = row["footpod_key"]
-            let gpsKey: String? = row["gps_key"]
-            let fix: Int = row["fix"]
-            var point = RecordPoint(elapsedSeconds: row["elapsed_s"], distanceMeters: row["distance_m"])
-            point.latitude = row["lat"]
-            point.longitude = row["lon"]
-            point.altitudeMeters = row["alt_m"]
-            point.gpsFix = GPSFixMode(rawValue: fix) ?? .none
-            point.hdop = row["hdop"]
-            point.speedMetersPerSecond = row["speed_mps"]
-            point.heartRateBPM = row["hr_bpm"]
-            point.cadenceSPM = row["cadence_spm"]
-            point.isMoving = row["moving"]
-            point.heartRateSensor = hrKey.map { SensorID($0) }
-            point.footpodSensor = footpodKey.map { SensorID($0) }
-            point.gpsSensor = gpsKey.map { SensorID($0) }
-            point.steps = row["steps"]
+            var point = RecordPoint(elapsedSeconds: row[0], distanceMeters: row[1])
+            point.latitude = row[2]
+            point.longitude = row[3]
+            point.altitudeMeters = row[4]
+            point.gpsFix = GPSFixMode(rawValue: row[5] as Int) ?? .none
+            point.hdop = row[6]
+            point.speedMetersPerSecond = row[7]
+            point.heartRateBPM = row[8]
+            point.cadenceSPM = row[9]
+            point.isMoving = row[10]
+            point.steps = row[11]
+            point.heartRateSensor = (row[12] as String?).map { SensorID($0) }
+            point.footpodSensor = (row[13] as String?).map { SensorID($0) }
+            point.gpsSensor = (row[14] as String?).map { SensorID($0) }
             return point
         }
     }
