@@ -37,7 +37,7 @@ extension SyncWorker {
     /// A client that gives up quickly: starting a run must not wait for a slow network.
     var quickClient: StoreClient? {
         guard let link, let url = try? StoreClient.url(link.store) else { return nil }
-        return StoreClient(base: url, token: link.token, timeoutSeconds: min(4, configuration.timeoutSeconds))
+        return StoreClient(base: url, token: link.token, timeoutSeconds: configuration.batonTimeoutSeconds)
     }
 
     /// The group whose baton this pack carries: `[sync] group`, else the account's only group

@@ -24,7 +24,8 @@ extension SyncWorker {
         }
         linking?.task?.cancel()
         linking = nil
-        let client = StoreClient(base: url, timeoutSeconds: min(configuration.timeoutSeconds, 20))
+        // A person is waiting for the code: give the store its time, whatever the upload time-out.
+        let client = StoreClient(base: url, timeoutSeconds: 20)
         let deviceName = name?.isEmpty == false ? name! : configuration.deviceName
         let code: StoreClient.DeviceCode
         do { code = try await client.requestDeviceCode(name: deviceName) } catch {

@@ -20,6 +20,9 @@ public struct SyncConfiguration: Sendable {
     public var deviceName: String
     /// The group whose baton the pack carries (default: the account's only group).
     public var batonGroup: Int64?
+    /// How long `handoff start` waits for the store to hand over the baton before it starts the
+    /// run with an offline claim.
+    public var batonTimeoutSeconds = 4.0
 
     public init(linkPath: String, policy: HomePolicy, deviceName: String) {
         self.linkPath = linkPath

@@ -117,7 +117,7 @@ final class TestPack: Sendable {
 
     init(
         _ name: String, policy: HomePolicy = HomePolicy(ssids: [], source: .always), zones: [PrivacyZone] = [],
-        backoff: Backoff = Backoff(minimumSeconds: 0.02, maximumSeconds: 0.3), timeout: Double = 2
+        backoff: Backoff = Backoff(minimumSeconds: 0.02, maximumSeconds: 0.3), timeout: Double = 10
     ) throws {
         directory = try TemporaryDirectory("handoff-sync-\(name)")
         database = try PackDatabase(path: directory.file("handoff.sqlite").path)
@@ -126,6 +126,8 @@ final class TestPack: Sendable {
         configuration.backoff = backoff
         configuration.zones = zones
         configuration.timeoutSeconds = timeout
+        // CI runs these beside the store's load tests on two cores: an answer may take seconds.
+        configuration.batonTimeoutSeconds = 15
         var logger = Logger(label: "pack.\(name)")
         logger.logLevel = .critical
         worker = SyncWorker(database: database, configuration: configuration, logger: logger)
