@@ -70,19 +70,26 @@ struct GpsdClientTests {
 
     @Test("Fixes read from gpsd equal our own decoding of the same log", arguments: logs)
     func sameFixesAsOurDecoder(log: String) throws {
-        let events = try Self.playThroughGpsd(log)
-        var merger = GpsdFixMerger()
-        var fromGpsd: [GNSSFix] = []
-        var connected = false
-        for event in events {
-            switch event.body {
-            case .link(_, .connected, _): connected = true
-            case .payload(_, .gpsd, .text(let line)):
-                if let fix = merger.add(try GpsdReport(line: line)) { fromGpsd.append(fix) }
-            default: break
+        func play() throws -> (connected: Bool, fixes: [GNSSFix]) {
+            var merger = GpsdFixMerger()
+            var fromGpsd: [GNSSFix] = []
+            var connected = false
+            for event in try Self.playThroughGpsd(log) {
+                switch event.body {
+                case .link(_, .connected, _): connected = true
+                case .payload(_, .gpsd, .text(let line)):
+                    if let fix = merger.add(try GpsdReport(line: line)) { fromGpsd.append(fix) }
+                default: break
+                }
             }
+            if let last = merger.flush() { fromGpsd.append(last) }
+            return (connected, fromGpsd)
         }
-        if let last = merger.flush() { fromGpsd.append(last) }
+        // On a machine loaded by the other suites, gpsfake has been seen (once in CI) to finish a
+        // short log before gpsd reported a fix of it: such a play says nothing about decoding, so
+        // it is played once more. Every fix gpsd does report is still compared below.
+        var (connected, fromGpsd) = try play()
+        if !fromGpsd.contains(where: { $0.time != nil }) { (connected, fromGpsd) = try play() }
         #expect(connected)
         let (ours, _) = NMEADecoder.fixes(in: try Fixtures.data("gpsd/\(log).log"))
         let dated = fromGpsd.filter { $0.time != nil }
