@@ -18,11 +18,17 @@ final class ControlServer: Service {
     let bluetooth: BluetoothControl?
     let sync: SyncWorker?
     let logger: Logger
+    /// Called once the socket listens: the pack is then ready (systemd's READY=1).
+    let onListening: @Sendable () -> Void
     /// At most this many requests are served at once; more wait in the listen backlog.
     let maximumConnections = 8
     private let active = Atomic<Int>(0)
 
-    init(path: String, engine: PackEngine, bluetooth: BluetoothControl?, sync: SyncWorker?, logger: Logger) {
+    init(
+        path: String, engine: PackEngine, bluetooth: BluetoothControl?, sync: SyncWorker?, logger: Logger,
+        onListening: @escaping @Sendable () -> Void = {}
+    ) {
+        self.onListening = onListening
         self.path = path
         self.engine = engine
         self.bluetooth = bluetooth
@@ -44,6 +50,7 @@ final class ControlServer: Service {
             throw error
         }
         logger.info("Control socket ready", metadata: ["socket": "\(path)"])
+        onListening()
         let stopping = StopFlag()
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
@@ -153,6 +160,9 @@ enum ControlDispatcher {
                 return encode(ControlResponse(result: try await engine.show(run)))
             case "export", "import":
                 return try await files(request, engine: engine, passed: passed)
+            case "debug_stall" where ProcessInfo.processInfo.environment["HANDOFF_DEBUG_COMMANDS"] == "1":
+                await engine.debugStall(seconds: min(max(request.seconds ?? 1, 0), 120))
+                return encode(ControlResponse(result: "stalled"))
             case "link", "link_status", "unlink", "sync", "sync_status":
                 guard let sync else {
                     throw ControlError(

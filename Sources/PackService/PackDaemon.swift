@@ -97,8 +97,10 @@ public enum PackDaemon {
         let runner = SourceRunner(logger: logger)
         let pins = ClassicPINs(bluetooth ? (try database.pairedSensors()) : [])
         if bluetooth { runner.start(PairingAgentSource(pins: pins)) }
+        let notifier = SystemdNotifier(logger: logger)
+        let heartbeat = RecorderHeartbeat()
         if live {
-            services.append(.init(service: TickService(engine: engine)))
+            services.append(.init(service: TickService(engine: engine, heartbeat: heartbeat)))
             services.append(.init(service: SensorService(engine: engine, runner: runner, initial: sources)))
         }
         let control =
@@ -109,8 +111,17 @@ public enum PackDaemon {
         services.append(
             .init(
                 service: ControlServer(
-                    path: configuration.socketPath, engine: engine, bluetooth: control, sync: sync, logger: logger),
+                    path: configuration.socketPath, engine: engine, bluetooth: control, sync: sync, logger: logger,
+                    onListening: {
+                        notifier.ready(status: live ? "Ready; listening on \(configuration.socketPath)" : "Replaying")
+                    }),
                 failureTerminationBehavior: .gracefullyShutdownGroup))
+        // Last, so that it is the first told of a shutdown (the group stops services in reverse):
+        // systemd hears STOPPING=1 at once, while the engine still finishes the run.
+        services.append(
+            .init(
+                service: WatchdogService(
+                    notifier: notifier, heartbeat: heartbeat, engine: engine, probe: !live, logger: logger)))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)

@@ -1,3 +1,4 @@
+import Foundation
 import HandoffModel
 import PackControl
 import PackStorage
@@ -198,5 +199,34 @@ extension PackEngine {
                 "Run \(run.map(String.init) ?? "") finished: `handoff show \(run.map(String.init) ?? "last")` has its summary."
         }
         return CommandReport(state: state.rawValue, runId: run, message: message)
+    }
+}
+
+extension PackEngine {
+    /// One line for `systemctl status handoffd` (systemd's STATUS=).
+    func statusLine() -> String {
+        let report = status()
+        switch report.state {
+        case "recording", "paused":
+            let run = report.runId.map { "run \($0)" } ?? "a run"
+            let distance = report.distanceM.map { String(format: "%.2f km", $0 / 1000) } ?? "0.00 km"
+            let verb = report.state == "paused" ? "Paused" : "Recording"
+            return "\(verb) \(run), \(distance), GPS \(report.gps.fix)"
+        default:
+            let connected = report.sensors.filter { $0.link == "connected" || $0.fresh }.count
+            return "Idle; GPS \(report.gps.fix), \(connected) of \(report.sensors.count) sensors heard"
+        }
+    }
+
+    /// An actor hop that proves the engine takes work: the watchdog's heartbeat when no tick
+    /// loop drives it (a replay).
+    func probe() {}
+
+    /// Blocks the engine for `seconds`, as a hung write to a failing card would: the watchdog's
+    /// test stalls the recorder with this. Only served when handoffd runs with
+    /// `HANDOFF_DEBUG_COMMANDS=1`.
+    func debugStall(seconds: Double) {
+        logger.warning("Stalling the recorder for \(seconds) s on request (debug command)")
+        Thread.sleep(forTimeInterval: seconds)
     }
 }

@@ -23,6 +23,8 @@ struct EngineService: Service {
 /// plus a commit), and once a second between runs.
 struct TickService: Service {
     let engine: PackEngine
+    /// Beaten after each tick: the watchdog's proof that the recorder is going.
+    var heartbeat: RecorderHeartbeat?
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -36,6 +38,7 @@ struct TickService: Service {
                 }
                 try await Task.sleep(for: .nanoseconds(wait))
                 due = await engine.tick()
+                heartbeat?.beat()
             }
         }
     }

@@ -14,7 +14,10 @@ final class Daemon: @unchecked Sendable {
     var client: ControlClient { ControlClient(socketPath: socket, timeoutSeconds: 10) }
 
     /// Starts handoffd with `arguments` added to its journal and socket (and an empty config).
-    init(in directory: TemporaryDirectory, arguments: [String], logName: String = "handoffd.log") throws {
+    init(
+        in directory: TemporaryDirectory, arguments: [String], logName: String = "handoffd.log",
+        environment: [String: String] = [:]
+    ) throws {
         self.directory = directory
         logPath = directory.path + "/" + logName
         let config = directory.path + "/handoff.toml"
@@ -28,6 +31,9 @@ final class Daemon: @unchecked Sendable {
         process.arguments = ["--config", config, "--database", database, "--socket", socket] + arguments
         process.standardOutput = log
         process.standardError = log
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
     }
 

@@ -3,6 +3,9 @@
 
 #include <sys/timex.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <errno.h>
+#include <stddef.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <unistd.h>
@@ -32,6 +35,33 @@ static inline int pack_netlink_route_socket(void) {
         return -1;
     }
     return fd;
+}
+
+/// Sends one datagram to a Unix socket named by path, or by "@name" in the abstract namespace:
+/// the transport of systemd's notify protocol (sd_notify(3)) and of the journal's native
+/// protocol. Returns 0, or -1 with errno set.
+static inline int pack_unix_datagram_send(const char *path, const void *bytes, size_t length) {
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof address);
+    address.sun_family = AF_UNIX;
+    size_t path_length = strlen(path);
+    if (path_length == 0 || path_length >= sizeof address.sun_path) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(address.sun_path, path, path_length);
+    if (path[0] == '@') address.sun_path[0] = '\0';
+    socklen_t address_length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + path_length);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    ssize_t sent;
+    do {
+        sent = sendto(fd, bytes, length, MSG_NOSIGNAL, (struct sockaddr *)&address, address_length);
+    } while (sent < 0 && errno == EINTR);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return sent < 0 ? -1 : 0;
 }
 
 #endif
