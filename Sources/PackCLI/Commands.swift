@@ -7,7 +7,7 @@ public enum HandoffCommands {
         Import.self,
         Decode.self,
         GPS.self, Steps.self, Scan.self, Pair.self, Sensors.self, Forget.self, SensorCommand.self, Demo.self,
-        Simulate.self, Link.self, Unlink.self, Sync.self, BatonCommand.self,
+        Simulate.self, Link.self, Unlink.self, Sync.self, BatonCommand.self, Doctor.self,
     ]
 
     public static let discussion = """

@@ -18,6 +18,8 @@ public enum ControlPaths {
         if let path = environment["HANDOFF_SOCKET"], !path.isEmpty { return path }
         if let runtime = firstDirectory(environment["RUNTIME_DIRECTORY"]) { return runtime + "/control.sock" }
         if isRoot { return "/run/handoff/control.sock" }
+        // The system service (hw/systemd/handoffd.service), for members of the handoff group.
+        if access("/run/handoff/control.sock", F_OK) == 0 { return "/run/handoff/control.sock" }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/handoff/control.sock" }
         return "/tmp/handoff-\(getuid())/control.sock"
     }
@@ -32,6 +34,14 @@ public enum ControlPaths {
     public static var defaultConfiguration: String {
         if let path = environment["HANDOFF_CONFIG"], !path.isEmpty { return path }
         if isRoot { return "/etc/handoff/handoff.toml" }
+        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty,
+            access(config + "/handoff/handoff.toml", F_OK) == 0
+        {
+            return config + "/handoff/handoff.toml"
+        }
+        // The system service's configuration, when this user has none of their own.
+        let own = NSHomeDirectory() + "/.config/handoff/handoff.toml"
+        if access(own, F_OK) != 0, access("/etc/handoff/handoff.toml", F_OK) == 0 { return "/etc/handoff/handoff.toml" }
         if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty { return config + "/handoff/handoff.toml" }
         return NSHomeDirectory() + "/.config/handoff/handoff.toml"
     }

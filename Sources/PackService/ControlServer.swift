@@ -17,6 +17,7 @@ final class ControlServer: Service {
     let engine: PackEngine
     let bluetooth: BluetoothControl?
     let sync: SyncWorker?
+    let doctor: Doctor?
     let logger: Logger
     /// Called once the socket listens: the pack is then ready (systemd's READY=1).
     let onListening: @Sendable () -> Void
@@ -25,9 +26,10 @@ final class ControlServer: Service {
     private let active = Atomic<Int>(0)
 
     init(
-        path: String, engine: PackEngine, bluetooth: BluetoothControl?, sync: SyncWorker?, logger: Logger,
-        onListening: @escaping @Sendable () -> Void = {}
+        path: String, engine: PackEngine, bluetooth: BluetoothControl?, sync: SyncWorker?, doctor: Doctor? = nil,
+        logger: Logger, onListening: @escaping @Sendable () -> Void = {}
     ) {
+        self.doctor = doctor
         self.onListening = onListening
         self.path = path
         self.engine = engine
@@ -91,12 +93,13 @@ final class ControlServer: Service {
         let engine = self.engine
         let bluetooth = self.bluetooth
         let sync = self.sync
+        let doctor = self.doctor
         // `export` and `import` come with the client's file (SCM_RIGHTS): ours to close.
         let passed = connection.takeReceivedDescriptor()
         defer { if let passed { close(passed) } }
         let reply = waitFor {
             await ControlDispatcher.respond(
-                to: line, engine: engine, bluetooth: bluetooth, sync: sync, passed: passed)
+                to: line, engine: engine, bluetooth: bluetooth, sync: sync, doctor: doctor, passed: passed)
         }
         try? connection.writeLine(reply)
     }
@@ -119,7 +122,7 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 enum ControlDispatcher {
     static func respond(
         to line: String, engine: PackEngine, bluetooth: BluetoothControl? = nil, sync: SyncWorker? = nil,
-        passed: Int32? = nil
+        doctor: Doctor? = nil, passed: Int32? = nil
     ) async -> String {
         let request: ControlRequest
         do { request = try ControlJSON.decode(ControlRequest.self, from: line) } catch {
@@ -160,6 +163,11 @@ enum ControlDispatcher {
                 return encode(ControlResponse(result: try await engine.show(run)))
             case "export", "import":
                 return try await files(request, engine: engine, passed: passed)
+            case "doctor":
+                guard let doctor else {
+                    throw ControlError(code: "unavailable", message: "this handoffd cannot run its checks")
+                }
+                return encode(ControlResponse(result: DoctorReport(checks: await doctor.run())))
             case "debug_stall" where ProcessInfo.processInfo.environment["HANDOFF_DEBUG_COMMANDS"] == "1":
                 await engine.debugStall(seconds: min(max(request.seconds ?? 1, 0), 120))
                 return encode(ControlResponse(result: "stalled"))

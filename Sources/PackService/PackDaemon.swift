@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HandoffModel
 import Logging
+import PackControl
 import PackSensors
 import PackStorage
 import PackSync
@@ -111,7 +112,9 @@ public enum PackDaemon {
         services.append(
             .init(
                 service: ControlServer(
-                    path: configuration.socketPath, engine: engine, bluetooth: control, sync: sync, logger: logger,
+                    path: configuration.socketPath, engine: engine, bluetooth: control, sync: sync,
+                    doctor: Doctor(configuration: configuration, database: database, engine: engine, sync: sync),
+                    logger: logger,
                     onListening: {
                         notifier.ready(status: live ? "Ready; listening on \(configuration.socketPath)" : "Replaying")
                     }),
@@ -136,6 +139,30 @@ public enum PackDaemon {
             ])
         try await group.run()
         logger.info("handoffd stopped")
+    }
+
+    /// `handoffd --doctor`: the checks of `handoff doctor` without a running service (it would
+    /// take the journal's lock and the sensors), for when handoffd does not answer. The journal is
+    /// opened read-only; the store and Wi-Fi are looked at as the sync worker would.
+    public static func doctor(configuration: PackConfiguration, logger: Logger) async -> DoctorReport {
+        var database: PackDatabase?
+        if FileManager.default.fileExists(atPath: configuration.databasePath) {
+            database = try? PackDatabase(path: configuration.databasePath, readOnly: true, logger: logger)
+        }
+        var sync: SyncWorker?
+        if configuration.syncEnabled, let database {
+            let worker = SyncWorker(database: database, configuration: configuration.sync, logger: logger)
+            if configuration.syncNetwork != .always {
+                let monitor = NetworkMonitor(
+                    source: configuration.syncNetwork, interface: configuration.syncInterface,
+                    wpaDirectory: configuration.syncWPADirectory
+                ) { _ in }
+                await worker.networkChanged(monitor.readOnce())
+            }
+            sync = worker
+        }
+        let doctor = Doctor(configuration: configuration, database: database, engine: nil, sync: sync)
+        return DoctorReport(checks: await doctor.run())
     }
 
     /// The live sources the configuration asks for.

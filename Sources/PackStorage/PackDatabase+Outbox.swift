@@ -221,3 +221,12 @@ extension PackDatabase {
         }
     }
 }
+
+extension PackDatabase {
+    /// SQLite's `PRAGMA quick_check`: the problems it finds, none when the file is sound.
+    public func quickCheck() throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" }
+        }
+    }
+}

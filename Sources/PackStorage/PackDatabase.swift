@@ -31,15 +31,28 @@ public final class PackDatabase: Sendable {
         try self.init(writer: DatabasePool(path: path, configuration: configuration), logger: logger)
     }
 
+    /// Opens the database at `path` read-only, as it is (no migration): for `handoffd --doctor`
+    /// beside a journal that another process may own.
+    public convenience init(path: String, readOnly: Bool, logger: Logger = Logger(label: "handoff.storage")) throws {
+        guard readOnly else {
+            try self.init(path: path, logger: logger)
+            return
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        try self.init(writer: DatabaseQueue(path: path, configuration: configuration), logger: logger, migrate: false)
+    }
+
     /// An in-memory database, for tests.
     public static func inMemory(logger: Logger = Logger(label: "handoff.storage")) throws -> PackDatabase {
         try PackDatabase(writer: DatabaseQueue(), logger: logger)
     }
 
-    init(writer: any DatabaseWriter, logger: Logger) throws {
+    init(writer: any DatabaseWriter, logger: Logger, migrate: Bool = true) throws {
         self.writer = writer
         self.logger = logger
-        try Self.migrator.migrate(writer)
+        if migrate { try Self.migrator.migrate(writer) }
     }
 
     /// The result of SQLite's `PRAGMA integrity_check`: `ok` when the file is sound.

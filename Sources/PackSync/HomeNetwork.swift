@@ -186,6 +186,23 @@ public final class NetworkMonitor: Sendable {
 
     public func stop() { stopped.store(true, ordering: .releasing) }
 
+    /// The association now, read once (`handoffd --doctor`, which runs no monitor).
+    public func readOnce() -> WirelessState {
+        switch effectiveSource {
+        case .always: return WirelessState(associated: true, detail: "always home")
+        case .wpaSupplicant:
+            let server = wpaDirectory + "/" + interface
+            do {
+                let control = try WPAControlSocket(server: server)
+                return WirelessText.wpaStatus(try control.request("STATUS"), interface: interface)
+            } catch {
+                return WirelessState(
+                    associated: false, detail: "wpa_supplicant's control socket \(server) does not answer (\(error))")
+            }
+        default: return readIW()
+        }
+    }
+
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
     private func publish(_ state: WirelessState) {

@@ -1,8 +1,10 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import Logging
 import PackControl
 import PackService
+import Synchronization
 
 /// `handoffd`: the pack's recording service.
 @main
@@ -42,6 +44,9 @@ struct HandoffDaemon: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
+    @Flag(help: "Run the checks of `handoff doctor` (JSON on standard output) and exit: 0 when nothing is a problem.")
+    var doctor = false
+
     func validate() throws {
         if let speed, ReplaySpeed(speed) == nil {
             throw ValidationError("--speed must be a positive number or `max`, not \(speed)")
@@ -70,10 +75,25 @@ struct HandoffDaemon: ParsableCommand {
         if exitAfterReplay { configuration.exitAfterReplay = true }
         if let capture { configuration.captureFile = capture }
         if let logLevel { configuration.logLevel = Logger.Level(rawValue: logLevel)! }
-        if configuration.exitAfterReplay && configuration.replayFile == nil {
+        if configuration.exitAfterReplay && configuration.replayFile == nil && !doctor {
             FileHandle.standardError.write(
                 Data("handoffd: --exit-after-replay needs a capture to replay: --replay FILE or replay.file\n".utf8))
             throw ExitCode(64)  // EX_USAGE
+        }
+
+        if doctor {
+            // No service runs: quiet logs, the report on standard output.
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .error
+                return handler
+            }
+            let settings = configuration
+            let report = runAndWait {
+                await PackDaemon.doctor(configuration: settings, logger: Logger(label: "handoffd"))
+            }
+            print((try? ControlJSON.encode(report)) ?? #"{"ok":false,"checks":[]}"#)
+            throw ExitCode(report.ok ? 0 : 1)
         }
 
         let level = configuration.logLevel
@@ -90,4 +110,17 @@ struct HandoffDaemon: ParsableCommand {
             throw ExitCode.failure
         }
     }
+}
+
+/// Runs async work from synchronous `main` (see PackDaemon.runBlocking for why main stays synchronous).
+func runAndWait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    let box = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        let value = await work()
+        box.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return box.withLock { $0! }
 }

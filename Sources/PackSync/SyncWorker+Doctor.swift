@@ -1,0 +1,68 @@
+import Foundation
+import HandoffModel
+import PackControl
+
+extension SyncWorker {
+    /// What `handoff doctor` says about the store: linked, reachable, and the token still good.
+    /// It asks the store (health, then the account's groups with the pack's token), so it takes
+    /// up to the request time-out.
+    public func doctorStoreCheck() async -> DoctorCheck {
+        guard let link, let client else {
+            if let reason = unlinkedByStore {
+                return DoctorCheck(
+                    "store", .problem, "the store refused the pack's link: \(reason)",
+                    action: "link again: `handoff link --store URL`")
+            }
+            return DoctorCheck(
+                "store", .warning, "not linked to a group store: finished runs stay on the pack",
+                action: "`handoff link --store URL` (the store's address, e.g. https://runs.example.org)")
+        }
+        let home = configuration.policy.allowsUpload(network)
+        do {
+            _ = try await client.health()
+        } catch {
+            // Away from home the store is not expected to answer.
+            return DoctorCheck(
+                "store", home ? .problem : .warning, "\(link.store) does not answer: \(error.message)",
+                action: home
+                    ? "check that the store is up and its address in \(configuration.linkPath) is right; runs wait in the outbox"
+                    : "runs go when the pack is home (\(configuration.policy.describe(network)))")
+        }
+        do {
+            _ = try await client.groups()
+        } catch {
+            if error.action == .unlinked {
+                return DoctorCheck(
+                    "store", .problem, "\(link.store) refused the pack's token (revoked or expired)",
+                    action: "link again: `handoff link --store \(link.store)`")
+            }
+            return DoctorCheck(
+                "store", .problem, "\(link.store) answers but the token could not be checked: \(error.message)",
+                action: "try `handoff sync status`; if it persists, link again")
+        }
+        let who = link.username.map { " as \($0)" } ?? ""
+        return DoctorCheck("store", .ok, "\(link.store) answers; the pack is linked\(who) and its token is valid")
+    }
+
+    /// What `handoff doctor` says about home networks.
+    public func doctorNetworkCheck() -> DoctorCheck {
+        let policy = configuration.policy
+        if policy.source == .always {
+            return DoctorCheck("network.home", .ok, "uploads on any network (sync.network = \"always\")")
+        }
+        if policy.ssids.isEmpty && !policy.uploadAway {
+            return DoctorCheck(
+                "network.home", .problem, "no home Wi-Fi is configured, so runs never upload",
+                action: "set sync.home_ssids = [\"YourWiFi\"] in handoff.toml (or sync.upload_away = true)")
+        }
+        let homes = policy.ssids.map { "\"\($0)\"" }.joined(separator: ", ")
+        let detail = network.detail
+        if detail.hasPrefix("cannot") || detail.contains("failed") || detail.contains("does not answer") {
+            return DoctorCheck(
+                "network.home", .problem, "cannot read the Wi-Fi state: \(network.detail)",
+                action: "check that wpa_supplicant runs or that iw is installed; see docs/sync.md#home")
+        }
+        return DoctorCheck(
+            "network.home", .ok, "home is \(homes); now \(policy.describe(network))")
+    }
+}
