@@ -100,6 +100,17 @@ public struct PackConfiguration: Sendable {
     public var bluetoothMaxIntervalMs: Double? = 1000
     public var bluetoothSupervisionTimeoutMs: Double? = 4000
 
+    /// The button and LED (`[gpio]`): a GPIO chip's character device and its lines (BCM numbers on
+    /// a Raspberry Pi), off unless enabled (hw/README.md has the wiring).
+    public var gpioEnabled = false
+    public var gpioChip = "/dev/gpiochip0"
+    public var gpioButton: UInt32? = 17
+    public var gpioLED: UInt32? = 27
+    public var gpioButtonActiveLow = true
+    public var gpioLEDActiveLow = false
+    public var gpioLongPressSeconds = 1.5
+    public var gpioDebounceSeconds = 0.03
+
     /// Uploads to the group store (`[sync]`): where the link file is (default: beside the
     /// journal), which Wi-Fi is home and how to read it, retries and time-outs.
     public var syncEnabled = true
@@ -320,6 +331,24 @@ public struct PackConfiguration: Sendable {
                     throw s.error(
                         "bluetooth.supervision_timeout_ms", "must be more than twice max_connection_interval_ms")
                 }
+            }
+        }
+        try reader.section("gpio") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
+            if let v = try s.bool("enabled") { gpioEnabled = v }
+            if let v = try s.string("chip") {
+                guard v.hasPrefix("/") else {
+                    throw s.error("gpio.chip", "must be a device path such as /dev/gpiochip0")
+                }
+                gpioChip = v
+            }
+            if let v = try s.number("button", in: -1...511) { gpioButton = v < 0 ? nil : UInt32(v) }
+            if let v = try s.number("led", in: -1...511) { gpioLED = v < 0 ? nil : UInt32(v) }
+            if let v = try s.bool("button_active_low") { gpioButtonActiveLow = v }
+            if let v = try s.bool("led_active_low") { gpioLEDActiveLow = v }
+            if let v = try s.number("long_press_ms", in: 300...10_000) { gpioLongPressSeconds = v / 1000 }
+            if let v = try s.number("debounce_ms", in: 0...200) { gpioDebounceSeconds = v / 1000 }
+            if let button = gpioButton, button == gpioLED {
+                throw s.error("gpio.led", "must be another line than gpio.button")
             }
         }
         try reader.section("replay") { (s: inout TOMLReader.Section) throws(ConfigurationError) in

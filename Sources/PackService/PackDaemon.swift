@@ -95,6 +95,9 @@ public enum PackDaemon {
             services.append(.init(service: SyncService(worker: worker, monitor: monitor)))
             sync = worker
         }
+        if live && configuration.gpioEnabled {
+            services.append(.init(service: panel(configuration, engine: engine, sync: sync, logger: logger)))
+        }
         let runner = SourceRunner(logger: logger)
         let pins = ClassicPINs(bluetooth ? (try database.pairedSensors()) : [])
         if bluetooth { runner.start(PairingAgentSource(pins: pins)) }
@@ -163,6 +166,39 @@ public enum PackDaemon {
         }
         let doctor = Doctor(configuration: configuration, database: database, engine: nil, sync: sync)
         return DoctorReport(checks: await doctor.run())
+    }
+
+    /// The button and LED on their GPIO lines. A line that cannot be had is logged and left out:
+    /// the pack records without its button (the CLI still works).
+    static func panel(
+        _ c: PackConfiguration, engine: PackEngine, sync: SyncWorker?, logger: Logger
+    ) -> PanelService {
+        var button: GPIOLine?
+        var led: GPIOLine?
+        if let line = c.gpioButton {
+            do {
+                button = try GPIOLine.button(
+                    chip: c.gpioChip, line: line, activeLow: c.gpioButtonActiveLow,
+                    debounceMs: Int(c.gpioDebounceSeconds * 1000))
+            } catch {
+                logger.error(
+                    "The button's GPIO line cannot be had: \(error). Check gpio.chip and gpio.button (`gpioinfo` lists the lines) and that handoffd may open \(c.gpioChip) (group gpio)"
+                )
+            }
+        }
+        if let line = c.gpioLED {
+            do { led = try GPIOLine.led(chip: c.gpioChip, line: line, activeLow: c.gpioLEDActiveLow) } catch {
+                logger.error(
+                    "The LED's GPIO line cannot be had: \(error). Check gpio.chip and gpio.led (`gpioinfo` lists the lines)"
+                )
+            }
+        }
+        logger.info(
+            "Button and LED",
+            metadata: ["chip": "\(c.gpioChip)", "button": "\(button?.name ?? "none")", "led": "\(led?.name ?? "none")"])
+        return PanelService(
+            engine: engine, sync: sync, button: button, led: led, gpsConfigured: c.gpsSource != .none,
+            debounce: c.gpioDebounceSeconds, longPress: c.gpioLongPressSeconds, logger: logger)
     }
 
     /// The live sources the configuration asks for.

@@ -66,6 +66,25 @@ struct ConfigurationTests {
         #expect(c.logLevel == .debug)
     }
 
+    @Test("[gpio]: the button and LED lines, active-low, press timing; -1 leaves a line out")
+    func gpio() throws {
+        var c = PackConfiguration()
+        #expect(!c.gpioEnabled && c.gpioButton == 17 && c.gpioLED == 27 && c.gpioChip == "/dev/gpiochip0")
+        try c.apply(
+            toml: """
+                [gpio]
+                enabled = true
+                chip = "/dev/gpiochip4"
+                button = 5
+                led = -1
+                button_active_low = false
+                long_press_ms = 2000
+                debounce_ms = 10
+                """, path: "t")
+        #expect(c.gpioEnabled && c.gpioChip == "/dev/gpiochip4" && c.gpioButton == 5 && c.gpioLED == nil)
+        #expect(!c.gpioButtonActiveLow && c.gpioLongPressSeconds == 2 && c.gpioDebounceSeconds == 0.01)
+    }
+
     @Test("auto_lap_m = 0 turns auto-lap off; integers are accepted where numbers are")
     func autoLapOff() throws {
         var c = PackConfiguration()
@@ -94,6 +113,10 @@ struct ConfigurationTests {
             ("[pedometer]\nsources = \"footpod\"", "pedometer.sources must be a list of strings"),
             ("[pedometer]\naccelerometer_rate_hz = 1000", "pedometer.accelerometer_rate_hz is 1000.0"),
             ("[replay]\nlive = \"yes\"", "replay.live must be true or false"),
+            ("[gpio]\nbutton = 17\nled = 17", "gpio.led must be another line than gpio.button"),
+            ("[gpio]\nchip = \"gpiochip0\"", "gpio.chip must be a device path such as /dev/gpiochip0"),
+            ("[gpio]\nlong_press_ms = 100", "gpio.long_press_ms is 100.0; it must be between 300.0 and 10000.0"),
+            ("[gpio]\nenable = true", "unknown key gpio.enable"),
         ])
     func mistakes(toml: String, message: String) {
         var c = PackConfiguration()
@@ -123,6 +146,12 @@ struct ConfigurationTests {
         #expect(c.replayLive == defaults.replayLive && c.replaySensors == defaults.replaySensors)
         #expect(c.bluetoothEnabled == defaults.bluetoothEnabled && c.bluetoothAdapter == defaults.bluetoothAdapter)
         #expect(c.bluetoothConnectTimeout == defaults.bluetoothConnectTimeout)
+        #expect(c.gpioEnabled == defaults.gpioEnabled && c.gpioChip == defaults.gpioChip)
+        #expect(c.gpioButton == defaults.gpioButton && c.gpioLED == defaults.gpioLED)
+        #expect(
+            c.gpioButtonActiveLow == defaults.gpioButtonActiveLow && c.gpioLEDActiveLow == defaults.gpioLEDActiveLow)
+        #expect(c.gpioLongPressSeconds == defaults.gpioLongPressSeconds)
+        #expect(c.gpioDebounceSeconds == defaults.gpioDebounceSeconds)
         #expect(c.bluetoothPowerOn == defaults.bluetoothPowerOn)
         #expect(c.bluetoothMaxIntervalMs == defaults.bluetoothMaxIntervalMs)
         #expect(c.bluetoothSupervisionTimeoutMs == defaults.bluetoothSupervisionTimeoutMs)

@@ -110,7 +110,8 @@ final class FaultProxy: @unchecked Sendable {
         defer { close(client) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard var (head, body) = readRequest(client) else { return }
+        guard let (requestHead, body) = readRequest(client) else { return }
+        var head = requestHead
         let requestLine = head.split(separator: "\r\n").first.map(String.init) ?? ""
         requests.withLock { $0.append(requestLine) }
         let fault = pick()

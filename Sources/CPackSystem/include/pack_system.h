@@ -2,6 +2,10 @@
 #define PACK_SYSTEM_H
 
 #include <sys/timex.h>
+#include <sys/ioctl.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <linux/gpio.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <errno.h>
@@ -62,6 +66,73 @@ static inline int pack_unix_datagram_send(const char *path, const void *bytes, s
     close(fd);
     errno = saved;
     return sent < 0 ? -1 : 0;
+}
+
+// MARK: GPIO (the kernel's GPIO character device, uAPI v2, Linux 5.10+)
+
+/// Requests one line of a GPIO chip (`/dev/gpiochip0`) for the pack's button or LED and returns
+/// the line's descriptor, or -1 with errno set. An input reports both edges (with the kernel's
+/// debounce when asked, emulated by gpiolib where the chip has none) and may be pulled up; an
+/// output starts at `initial`. `active_low` inverts both, so that 1 is "pressed" or "lit".
+static inline int pack_gpio_request(const char *chip, unsigned int line, int output, int active_low, int pull_up,
+                                    unsigned int debounce_us, int initial, const char *consumer) {
+    int chip_fd = open(chip, O_RDWR | O_CLOEXEC);
+    if (chip_fd < 0) return -1;
+    struct gpio_v2_line_request request;
+    memset(&request, 0, sizeof request);
+    request.offsets[0] = line;
+    request.num_lines = 1;
+    strncpy(request.consumer, consumer, sizeof request.consumer - 1);
+    uint64_t flags = output ? GPIO_V2_LINE_FLAG_OUTPUT
+                            : (GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_EDGE_RISING | GPIO_V2_LINE_FLAG_EDGE_FALLING);
+    if (active_low) flags |= GPIO_V2_LINE_FLAG_ACTIVE_LOW;
+    if (!output && pull_up) flags |= GPIO_V2_LINE_FLAG_BIAS_PULL_UP;
+    request.config.flags = flags;
+    unsigned int attributes = 0;
+    if (output) {
+        request.config.attrs[attributes].attr.id = GPIO_V2_LINE_ATTR_ID_OUTPUT_VALUES;
+        request.config.attrs[attributes].attr.values = initial ? 1 : 0;
+        request.config.attrs[attributes].mask = 1;
+        attributes++;
+    } else if (debounce_us > 0) {
+        request.config.attrs[attributes].attr.id = GPIO_V2_LINE_ATTR_ID_DEBOUNCE;
+        request.config.attrs[attributes].attr.debounce_period_us = debounce_us;
+        request.config.attrs[attributes].mask = 1;
+        attributes++;
+    }
+    request.config.num_attrs = attributes;
+    int result = ioctl(chip_fd, GPIO_V2_GET_LINE_IOCTL, &request);
+    int saved = errno;
+    close(chip_fd);
+    errno = saved;
+    return result < 0 ? -1 : request.fd;
+}
+
+/// Sets an output line (1 lit, 0 dark, after active-low). 0, or -1 with errno set.
+static inline int pack_gpio_set(int line_fd, int value) {
+    struct gpio_v2_line_values values;
+    memset(&values, 0, sizeof values);
+    values.bits = value ? 1 : 0;
+    values.mask = 1;
+    return ioctl(line_fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &values);
+}
+
+/// Reads one edge event: its CLOCK_MONOTONIC time and whether the line became active (pressed).
+/// 0, or -1 with errno set.
+static inline int pack_gpio_read_edge(int line_fd, uint64_t *timestamp_ns, int *active) {
+    struct gpio_v2_line_event event;
+    ssize_t n;
+    do {
+        n = read(line_fd, &event, sizeof event);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return -1;
+    if (n != (ssize_t)sizeof event) {
+        errno = EIO;
+        return -1;
+    }
+    *timestamp_ns = event.timestamp_ns;
+    *active = event.id == GPIO_V2_LINE_EVENT_RISING_EDGE;
+    return 0;
 }
 
 #endif

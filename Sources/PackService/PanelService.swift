@@ -1,0 +1,219 @@
+import CPackSystem
+import Foundation
+import HandoffModel
+import Logging
+import PackControl
+import PackSensors
+import PackSync
+import ServiceLifecycle
+import Synchronization
+
+/// An edge on the button's line: pressed or released (after active-low), and when.
+struct ButtonEdge: Sendable {
+    var pressed: Bool
+    var at: MonotonicInstant
+}
+
+/// The boundary where the pack talks to the GPIO character device: the button's line gives
+/// edges, the LED's line takes levels. `GPIOLine` is the kernel's; tests put a simulation here
+/// (Debian's amd64 kernel has neither gpio-sim nor gpio-mockup).
+protocol ButtonLine: Sendable {
+    /// Waits up to `timeout` seconds for the next edge; nil when none came.
+    func nextEdge(timeout: Double) throws -> ButtonEdge?
+}
+
+protocol LEDLine: Sendable {
+    func set(lit: Bool) throws
+}
+
+/// One requested line of `/dev/gpiochipN`, through the kernel's GPIO uAPI v2.
+final class GPIOLine: ButtonLine, LEDLine, @unchecked Sendable {
+    let descriptor: Int32
+    let name: String
+
+    /// The button: an input reporting both edges, pulled up and active low when wired to ground.
+    static func button(chip: String, line: UInt32, activeLow: Bool, debounceMs: Int) throws(SystemError) -> GPIOLine {
+        let fd = try syscall("GPIO_V2_GET_LINE_IOCTL", subject: "\(chip) line \(line)") {
+            pack_gpio_request(
+                chip, line, 0, activeLow ? 1 : 0, activeLow ? 1 : 0, UInt32(debounceMs * 1000), 0, "handoff-button")
+        }
+        return GPIOLine(descriptor: fd, name: "\(chip) line \(line)")
+    }
+
+    /// The LED: an output, dark at first.
+    static func led(chip: String, line: UInt32, activeLow: Bool) throws(SystemError) -> GPIOLine {
+        let fd = try syscall("GPIO_V2_GET_LINE_IOCTL", subject: "\(chip) line \(line)") {
+            pack_gpio_request(chip, line, 1, activeLow ? 1 : 0, 0, 0, 0, "handoff-led")
+        }
+        return GPIOLine(descriptor: fd, name: "\(chip) line \(line)")
+    }
+
+    private init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+    }
+
+    deinit { close(descriptor) }
+
+    func nextEdge(timeout: Double) throws -> ButtonEdge? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, Int32(max(0, timeout * 1000)))
+        if ready < 0, errno == EINTR { return nil }
+        try syscall("poll", subject: name) { ready }
+        guard ready > 0 else { return nil }
+        var timestamp: UInt64 = 0
+        var active: Int32 = 0
+        try syscall("read", subject: name) { pack_gpio_read_edge(descriptor, &timestamp, &active) }
+        return ButtonEdge(pressed: active != 0, at: MonotonicInstant(nanoseconds: Int64(timestamp)))
+    }
+
+    func set(lit: Bool) throws {
+        try syscall("GPIO_V2_LINE_SET_VALUES_IOCTL", subject: name) { pack_gpio_set(descriptor, lit ? 1 : 0) }
+    }
+}
+
+/// The button and the LED (`[gpio]` in handoff.toml): presses become the same commands as
+/// `handoff lap`, `handoff start` (the baton as `handoff start` takes it) and `handoff stop`; the
+/// LED shows the pack's state by pattern (docs/pack-controls.md).
+final class PanelService: Service, Sendable {
+    let engine: PackEngine
+    let sync: SyncWorker?
+    let button: (any ButtonLine)?
+    let led: (any LEDLine)?
+    let gpsConfigured: Bool
+    let debounce: Double
+    let longPress: Double
+    let logger: Logger
+    /// The pattern shown, and when it began (patterns start lit, so a change shows at once).
+    private let shown = Mutex<(pattern: LEDPattern, since: MonotonicInstant)>((.idle, PackClock.monotonic()))
+    /// Set when a press has been acted on: the state is read again at once.
+    private let wake = Wakeup()
+
+    init(
+        engine: PackEngine, sync: SyncWorker?, button: (any ButtonLine)?, led: (any LEDLine)?, gpsConfigured: Bool,
+        debounce: Double, longPress: Double, logger: Logger
+    ) {
+        self.engine = engine
+        self.sync = sync
+        self.button = button
+        self.led = led
+        self.gpsConfigured = gpsConfigured
+        self.debounce = debounce
+        self.longPress = longPress
+        self.logger = logger
+    }
+
+    var pattern: LEDPattern { shown.withLock { $0.pattern } }
+
+    func run() async throws {
+        let stopping = StopFlag()
+        shown.withLock { $0.since = PackClock.monotonic() }
+        var threads: [Thread] = []
+        if let button {
+            let thread = Thread { [self] in readButton(button, stopping: stopping) }
+            thread.name = "button"
+            threads.append(thread)
+        }
+        if let led {
+            let thread = Thread { [self] in driveLED(led, stopping: stopping) }
+            thread.name = "led"
+            threads.append(thread)
+        }
+        threads.forEach { $0.start() }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.refresh()
+                _ = await self.wake.wait(seconds: 0.5)
+            }
+        }
+        stopping.set()
+        wake.poke()
+        if let led { try? led.set(lit: false) }
+    }
+
+    /// Reads the pack's state and picks the LED's pattern.
+    func refresh() async {
+        let status = await engine.status()
+        let failing = await engine.failedCommits > 0
+        let syncState = await sync?.status().state
+        let state = PanelState(
+            status: status, gpsConfigured: gpsConfigured, syncing: syncState == "uploading" || syncState == "checking",
+            journalFailing: failing)
+        let next = LEDPattern.resolve(state)
+        shown.withLock { current in
+            if current.pattern != next { current = (next, PackClock.monotonic()) }
+        }
+    }
+
+    private func readButton(_ line: any ButtonLine, stopping: StopFlag) {
+        var decoder = ButtonDecoder(debounce: debounce, longPress: longPress)
+        var failures = 0
+        while !stopping.isSet {
+            let now = PackClock.monotonic()
+            let wait = decoder.nextDeadline.map { max(0.001, $0.seconds(since: now)) } ?? 0.25
+            do {
+                var presses: [ButtonDecoder.Press] = []
+                if let edge = try line.nextEdge(timeout: min(wait, 0.25)) {
+                    presses = decoder.edge(pressed: edge.pressed, at: edge.at)
+                }
+                presses += decoder.advance(to: PackClock.monotonic())
+                for press in presses { act(on: press) }
+                failures = 0
+            } catch {
+                failures += 1
+                if failures == 1 { logger.error("The button's line failed: \(error); retrying every second") }
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    /// A press, as the CLI's command: the same path, the same rules (and the same baton).
+    private func act(on press: ButtonDecoder.Press) {
+        let engine = self.engine
+        let sync = self.sync
+        let logger = self.logger
+        let wake = self.wake
+        Task {
+            let state = await engine.status().state
+            let recording = state == "recording" || state == "paused"
+            let command: String
+            switch press {
+            case .short where state == "paused": command = "resume"
+            case .short where recording: command = "lap"
+            case .short:
+                logger.info("Button: a short press while not recording does nothing (hold it to start)")
+                return
+            case .long: command = recording ? "stop" : "start"
+            }
+            let request = (try? ControlJSON.encode(ControlRequest(command: command))) ?? ""
+            let reply = await ControlDispatcher.respond(to: request, engine: engine, sync: sync)
+            let ok = reply.contains(#""ok":true"#)
+            logger.notice(
+                "Button: \(press == .long ? "long" : "short") press → \(command)\(ok ? "" : " refused: \(reply)")",
+                metadata: ["button.press": "\(press == .long ? "long" : "short")", "command": "\(command)"])
+            wake.poke()
+        }
+    }
+
+    private func driveLED(_ line: any LEDLine, stopping: StopFlag) {
+        var lit: Bool?
+        var failures = 0
+        while !stopping.isSet {
+            let (pattern, since) = shown.withLock { $0 }
+            let elapsed = Int(PackClock.monotonic().seconds(since: since) * 1000)
+            let level = pattern.level(atMs: elapsed)
+            if lit != level.lit {
+                do {
+                    try line.set(lit: level.lit)
+                    lit = level.lit
+                    failures = 0
+                } catch {
+                    failures += 1
+                    if failures == 1 { logger.error("The LED's line failed: \(error)") }
+                }
+            }
+            // Wake for the next change, and at least every 100 ms to follow a new pattern.
+            Thread.sleep(forTimeInterval: Double(max(5, min(level.untilChangeMs, 100))) / 1000)
+        }
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+import HandoffModel
+import Logging
+import PackControl
+import PackStorage
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import PackService
+
+private func at(_ ms: Int) -> MonotonicInstant { MonotonicInstant(nanoseconds: Int64(ms) * 1_000_000) }
+
+/// Feeds `edges` (ms, pressed) to a decoder, advancing time in 1 ms steps, and returns each press
+/// with the millisecond it was reported at.
+private func decode(
+    _ edges: [(Int, Bool)], until end: Int, debounce: Double = 0.03, longPress: Double = 1.5
+)
+    -> [(ButtonDecoder.Press, Int)]
+{
+    var decoder = ButtonDecoder(debounce: debounce, longPress: longPress)
+    var presses: [(ButtonDecoder.Press, Int)] = []
+    var pending = edges[...]
+    for ms in 0...end {
+        while let edge = pending.first, edge.0 == ms {
+            presses += decoder.edge(pressed: edge.1, at: at(ms)).map { ($0, ms) }
+            pending = pending.dropFirst()
+        }
+        presses += decoder.advance(to: at(ms)).map { ($0, ms) }
+    }
+    return presses
+}
+
+/// A press from `start` held for `held` ms, with contact bounce at both ends (edges 1–3 ms apart).
+private func bouncyPress(start: Int, held: Int) -> [(Int, Bool)] {
+    [
+        (start, true), (start + 1, false), (start + 3, true), (start + 4, false), (start + 6, true),
+        (start + held, false), (start + held + 2, true), (start + held + 3, false),
+    ]
+}
+
+@Suite("The button: debounce, short and long presses")
+struct ButtonDecoderTests {
+    @Test("A 200 ms press with bounce is one short press, reported on release")
+    func shortPress() {
+        let presses = decode(bouncyPress(start: 100, held: 200), until: 1000)
+        #expect(presses.map(\.0) == [.short])
+        // Released at 300 (the last bounce at 303), taken 30 ms later.
+        #expect(presses.first.map { $0.1 } == 333)
+    }
+
+    @Test("Held 1.5 s is a long press, reported while still held; the release adds nothing")
+    func longPress() {
+        let presses = decode(bouncyPress(start: 100, held: 2500), until: 4000)
+        #expect(presses.map(\.0) == [.long])
+        // Pressed (for good) at 106: long at 1606, long before the release at 2600.
+        #expect(presses.first.map { $0.1 } == 1606)
+    }
+
+    @Test("Held just under the long-press time is still a short press")
+    func almostLong() {
+        #expect(decode(bouncyPress(start: 0, held: 1400), until: 3000).map(\.0) == [.short])
+    }
+
+    @Test("Glitches shorter than the debounce time are no press at all")
+    func glitches() {
+        let edges: [(Int, Bool)] = [(100, true), (110, false), (500, true), (525, false), (900, true), (902, false)]
+        #expect(decode(edges, until: 2000).isEmpty)
+    }
+
+    @Test("Presses in a row: short, long, short")
+    func sequence() {
+        let edges =
+            bouncyPress(start: 0, held: 150) + bouncyPress(start: 1000, held: 1800)
+            + bouncyPress(start: 4000, held: 120)
+        #expect(decode(edges, until: 6000).map(\.0) == [.short, .long, .short])
+    }
+
+    @Test("Random bounce never makes more presses than real ones, and every real press is seen")
+    func randomBounce() {
+        var random = SeededRandom(seed: 9)
+        for _ in 0..<200 {
+            var edges: [(Int, Bool)] = []
+            var t = 50
+            var expected: [ButtonDecoder.Press] = []
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let held = [80, 300, 900, 1700, 2500].randomElement(using: &random)!
+                // Bounce: up to 5 extra edge pairs within 4 ms of each transition.
+                var press: [(Int, Bool)] = [(t, true)]
+                for i in 0..<Int.random(in: 0...5, using: &random) {
+                    press += [(t + 2 * i + 1, false), (t + 2 * i + 2, true)]
+                }
+                press.append((t + held, false))
+                for i in 0..<Int.random(in: 0...5, using: &random) {
+                    press += [(t + held + 2 * i + 1, true), (t + held + 2 * i + 2, false)]
+                }
+                edges += press
+                expected.append(held >= 1520 ? .long : .short)
+                t += held + 400
+            }
+            #expect(decode(edges, until: t + 2000).map(\.0) == expected)
+        }
+    }
+}
+
+@Suite("The LED's patterns")
+struct LEDPatternTests {
+    /// The lit intervals of a pattern over `ms`, sampled every millisecond.
+    static func litIntervals(_ pattern: LEDPattern, over ms: Int) -> [(Int, Int)] {
+        var intervals: [(Int, Int)] = []
+        var start: Int?
+        for t in 0...ms {
+            let lit = pattern.level(atMs: t).lit
+            if lit, start == nil { start = t }
+            if !lit, let s = start {
+                intervals.append((s, t))
+                start = nil
+            }
+        }
+        if let start { intervals.append((start, ms + 1)) }
+        return intervals
+    }
+
+    @Test("Each pattern is what docs/pack-controls.md says", arguments: LEDPattern.allCases)
+    func documented(_ pattern: LEDPattern) {
+        let lit = Self.litIntervals(pattern, over: 9999)
+        switch pattern {
+        case .recording: #expect(lit.count == 1 && lit[0] == (0, 10000))
+        case .idle: #expect(lit.map { $0.1 - $0.0 } == [50, 50] && lit.map(\.0) == [0, 5000])
+        case .paused: #expect(lit.map(\.0) == [0, 2000, 4000, 6000, 8000] && lit.allSatisfy { $0.1 - $0.0 == 200 })
+        case .waitingForGPS: #expect(lit.count == 10 && lit.allSatisfy { $0.1 - $0.0 == 500 && $0.0 % 1000 == 0 })
+        case .syncing: #expect(lit.count == 20 && lit.allSatisfy { $0.1 - $0.0 == 250 && $0.0 % 500 == 0 })
+        case .error: #expect(lit.count == 50 && lit.allSatisfy { $0.1 - $0.0 == 100 })
+        case .sensorsMissing:
+            #expect(lit.map(\.0) == [0, 300, 2000, 2300, 4000, 4300, 6000, 6300, 8000, 8300])
+            #expect(lit.allSatisfy { $0.1 - $0.0 == 100 })
+        }
+        // The time to the next change is exact: the level holds until then and flips at it.
+        for t in stride(from: 0, to: 6000, by: 7) {
+            let (level, until) = pattern.level(atMs: t)
+            if pattern == .recording { continue }
+            #expect(pattern.level(atMs: t + until - 1).lit == level)
+            #expect(pattern.level(atMs: t + until).lit != level)
+        }
+    }
+
+    static func state(
+        _ run: String, fix: String = "3d", sensors: [(String, String?)] = [], syncing: Bool = false,
+        failing: Bool = false, gps: Bool = true
+    ) -> PanelState {
+        let report = StatusReport(
+            state: run, gps: GPSReport(fix: fix),
+            sensors: sensors.map {
+                SensorReport(
+                    id: $0.0, kind: $0.0 == "gps0" ? "gps" : "heart_rate", name: nil, link: $0.1, lastSeenS: nil,
+                    fresh: $0.1 == "connected", inGap: false, decoded: 0, skipped: 0, rejected: 0, lastError: nil)
+            }, recoveredRuns: [], version: "test")
+        return PanelState(status: report, gpsConfigured: gps, syncing: syncing, journalFailing: failing)
+    }
+
+    @Test("The pattern follows the state, by priority")
+    func resolution() {
+        let strapGone = [("hr0", Optional("disconnected"))]
+        let strapOn = [("hr0", Optional("connected"))]
+        #expect(LEDPattern.resolve(Self.state("idle")) == .idle)
+        #expect(LEDPattern.resolve(Self.state("idle", fix: "none")) == .waitingForGPS)
+        #expect(LEDPattern.resolve(Self.state("idle", fix: "none", gps: false)) == .idle)
+        #expect(LEDPattern.resolve(Self.state("idle", sensors: strapGone)) == .sensorsMissing)
+        #expect(LEDPattern.resolve(Self.state("idle", sensors: strapOn, syncing: true)) == .syncing)
+        #expect(LEDPattern.resolve(Self.state("recording", sensors: strapOn)) == .recording)
+        #expect(LEDPattern.resolve(Self.state("recording", sensors: strapOn, syncing: true)) == .recording)
+        #expect(LEDPattern.resolve(Self.state("recording", sensors: strapGone)) == .sensorsMissing)
+        #expect(LEDPattern.resolve(Self.state("recording", fix: "none", sensors: strapGone)) == .waitingForGPS)
+        #expect(LEDPattern.resolve(Self.state("paused", fix: "none", sensors: strapGone)) == .paused)
+        #expect(LEDPattern.resolve(Self.state("paused", failing: true)) == .error)
+        #expect(LEDPattern.resolve(Self.state("finished")) == .idle)
+    }
+}
+
+/// The GPIO character device simulated at the boundary where the pack talks to it (the
+/// `ButtonLine`/`LEDLine` protocols the real `GPIOLine` implements): Debian's amd64 kernel has
+/// neither gpio-sim nor gpio-mockup. The button's edges carry CLOCK_MONOTONIC stamps as the
+/// kernel's do; the LED's levels are recorded with the time they were set.
+final class SimulatedGPIO: ButtonLine, LEDLine, @unchecked Sendable {
+    private let lock = NSCondition()
+    private var edges: [ButtonEdge] = []
+    private(set) var ledLevels: [(lit: Bool, at: MonotonicInstant)] = []
+
+    func nextEdge(timeout: Double) throws -> ButtonEdge? {
+        lock.lock()
+        defer { lock.unlock() }
+        if edges.isEmpty { _ = lock.wait(until: Date().addingTimeInterval(timeout)) }
+        return edges.isEmpty ? nil : edges.removeFirst()
+    }
+
+    func set(lit: Bool) throws {
+        lock.lock()
+        ledLevels.append((lit, PackClock.monotonic()))
+        lock.unlock()
+    }
+
+    var levels: [(lit: Bool, at: MonotonicInstant)] { lock.withLock { ledLevels } }
+
+    /// Presses the button for `held` seconds, in real time, with contact bounce at both ends.
+    func press(held: Double) async throws {
+        func edge(_ pressed: Bool) {
+            lock.lock()
+            edges.append(ButtonEdge(pressed: pressed, at: PackClock.monotonic()))
+            lock.signal()
+            lock.unlock()
+        }
+        for level in [true, false, true, false, true] {
+            edge(level)
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try await Task.sleep(for: .milliseconds(Int(held * 1000)))
+        for level in [false, true, false] {
+            edge(level)
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
+@Suite("Button and LED drive a recording (GPIO simulated at the pack's boundary)", .serialized)
+struct PanelServiceTests {
+    @Test("A long press starts, a short press laps, a long press stops; the LED follows")
+    func pressesDriveARun() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let database = try PackDatabase(path: dir.path + "/handoff.sqlite")
+        var configuration = PackConfiguration()
+        configuration.gpsSource = .none
+        let engine = PackEngine(
+            database: database, configuration: configuration, mode: .live, sensors: [], recoveredRuns: [],
+            logger: Logger(label: "test"))
+        let gpio = SimulatedGPIO()
+        let panel = PanelService(
+            engine: engine, sync: nil, button: gpio, led: gpio, gpsConfigured: false, debounce: 0.03, longPress: 1.0,
+            logger: Logger(label: "test"))
+        let ticking = Task {
+            while !Task.isCancelled {
+                await engine.tick()
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        defer { ticking.cancel() }
+        let running = Task { try await panel.run() }
+        defer { running.cancel() }
+
+        func waitFor(_ what: String, _ condition: @escaping (StatusReport) -> Bool) async throws -> StatusReport {
+            for _ in 0..<100 {
+                let status = await engine.status()
+                if condition(status) { return status }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            Issue.record("timed out waiting for \(what): \(await engine.status().state)")
+            return await engine.status()
+        }
+
+        // Idle: the 50 ms blip, every 5 s.
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(panel.pattern == .idle)
+        let idleLevels = gpio.levels
+        #expect(idleLevels.first?.lit == true && idleLevels.dropFirst().first?.lit == false, "\(idleLevels)")
+        if idleLevels.count >= 2 {
+            let blip = idleLevels[1].at.seconds(since: idleLevels[0].at)
+            #expect(blip > 0.03 && blip < 0.15, "blip \(blip) s")
+        }
+
+        // A short press while idle starts nothing.
+        try await gpio.press(held: 0.2)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await engine.status().state == "idle")
+
+        // Long: recording; the LED is then on and stays on.
+        try await gpio.press(held: 1.3)
+        let recording = try await waitFor("recording") { $0.state == "recording" }
+        #expect(recording.lap == 1)
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(panel.pattern == .recording)
+        let onSince = gpio.levels.last
+        #expect(onSince?.lit == true)
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(gpio.levels.last?.at == onSince?.at, "the LED changed while recording")
+
+        // Short: a lap.
+        try await gpio.press(held: 0.15)
+        _ = try await waitFor("lap 2") { $0.lap == 2 }
+
+        // Paused from the CLI: one 200 ms flash every 2 s.
+        _ = try await engine.command(.pause)
+        // The panel reads the state every 0.5 s; the second flash ends 2.2 s after that.
+        try await Task.sleep(for: .milliseconds(3200))
+        #expect(panel.pattern == .paused)
+        let pausedLevels = gpio.levels.filter { $0.at > onSince!.at }
+        let flashes = zip(pausedLevels, pausedLevels.dropFirst()).filter { $0.0.lit && !$0.1.lit }
+            .map { $0.1.at.seconds(since: $0.0.at) }
+        #expect(!flashes.isEmpty && flashes.allSatisfy { $0 > 0.15 && $0 < 0.3 }, "flashes \(flashes)")
+        // A short press resumes a paused run.
+        try await gpio.press(held: 0.1)
+        _ = try await waitFor("resumed") { $0.state == "recording" }
+
+        // Long: stopped, the run is in the journal with its two laps, the LED back to idle.
+        try await gpio.press(held: 1.2)
+        _ = try await waitFor("stopped") { $0.state != "recording" && $0.state != "paused" }
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(panel.pattern == .idle)
+        let runs = try database.runs(limit: 5)
+        #expect(runs.count == 1)
+        if let run = runs.first { #expect(try database.laps(of: run.id).count == 2) }
+    }
+}
