@@ -97,7 +97,18 @@ struct HandoffDaemon: ParsableCommand {
         }
 
         let level = configuration.logLevel
+        // Under systemd, the journal natively (metadata as fields); HANDOFF_JOURNAL_SOCKET points a
+        // test at a socket of its own.
+        let environment = ProcessInfo.processInfo.environment
+        let journal =
+            environment["HANDOFF_JOURNAL_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (JournalLogHandler.standardErrorIsJournal() ? JournalLogHandler.defaultSocket : nil)
         LoggingSystem.bootstrap { label in
+            if let journal {
+                var handler = JournalLogHandler(label: label, identifier: "handoffd", socket: journal)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler

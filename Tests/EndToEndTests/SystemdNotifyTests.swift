@@ -160,3 +160,40 @@ struct SystemdNotifyTests {
         #expect(!listener.messages.contains { $0.fields["WATCHDOG"] != nil })
     }
 }
+
+@Suite("handoffd logs to the journal natively, with STYLE.md's metadata keys as fields")
+struct JournalLoggingTests {
+    @Test("Each message is a datagram of fields: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, and sensor.id as SENSOR_ID")
+    func fields() async throws {
+        let dir = try TemporaryDirectory()
+        // gpsd on a port where nothing listens: the GPS source warns, naming its sensor.
+        let port = freeLoopbackPort()
+        try """
+        [gps]
+        gpsd = "127.0.0.1:\(port)"
+        [bluetooth]
+        enabled = false
+        [sync]
+        enabled = false
+        """.write(toFile: dir.path + "/handoff.toml", atomically: true, encoding: .utf8)
+        let journal = try NotifyListener(path: dir.path + "/journal.sock")
+        defer { journal.stop() }
+        let daemon = try Daemon(in: dir, arguments: [], environment: ["HANDOFF_JOURNAL_SOCKET": journal.path])
+        defer { daemon.terminate() }
+        try await daemon.waitUntilReady()
+        try await Task.sleep(for: .milliseconds(500))
+
+        let messages = journal.messages.map(\.fields)
+        #expect(messages.allSatisfy { $0["SYSLOG_IDENTIFIER"] == "handoffd" && $0["PRIORITY"] != nil })
+        let ready = messages.first { $0["MESSAGE"]?.hasPrefix("Control socket ready") == true }
+        #expect(ready?["PRIORITY"] == "6")
+        #expect(ready?["SOCKET"] == daemon.socket)
+        let gps = messages.first { $0["MESSAGE"]?.hasPrefix("gpsd is not reachable") == true }
+        #expect(gps?["PRIORITY"] == "4", "\(messages)")
+        #expect(gps?["SENSOR_ID"] == "gps0")
+        #expect(gps?["GPSD"] == "127.0.0.1:\(port)")
+        #expect(gps?["CODE_FILE"]?.hasSuffix("GpsdSource.swift") == true)
+        // Nothing went to standard error while the journal took it.
+        #expect(!daemon.log.contains("Control socket ready"))
+    }
+}
