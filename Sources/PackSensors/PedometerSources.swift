@@ -7,7 +7,8 @@ import SensorCodecs
 #endif
 
 /// An IMU's hardware pedometer through IIO (`in_steps_input`, enabled by `in_steps_en`), as on
-/// ST's LSM6DS3/LSM6DSL and Bosch's BMI160/BMI270 families. Its count is read once a second and
+/// Bosch's BMA400 and BMI323 (and, in recent kernels, BMI270) mainline drivers; hw/README.md says
+/// which parts a Raspberry Pi OS kernel builds. Its count is read once a second and
 /// passed on as a `steps` payload; the recorder turns counts into increments.
 public struct IIOStepCounterSource: LiveSource {
     public let descriptor: SensorDescriptor
@@ -118,15 +119,21 @@ public struct IIOAccelerometerSource: LiveSource {
             let scale = scales()
             let offset = offsets()
             emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
-            let reason: String
+            var reason: String?
             if let layout = bufferedLayout(), let path = Optional(deviceRoot + "/" + device.name),
                 access(path, R_OK) == 0
             {
-                logger.info(
-                    "Counting steps from the accelerometer's buffer",
-                    metadata: ["sensor.id": "\(descriptor.id)", "device": "\(path)", "rate_hz": "\(rate)"])
-                reason = readBuffer(path, layout, rate: rate, scale: scale, offset: offset, &detector, emit, stop)
-            } else {
+                reason = readBuffer(
+                    path, layout, rate: rate, scale: scale, offset: offset, &detector, emit, stop, logger: logger)
+                if reason == nil {
+                    // A device without a trigger (no interrupt line wired, or added by new_device)
+                    // refuses to enable its buffer: sysfs polling still counts.
+                    logger.notice(
+                        "The accelerometer's buffer cannot be enabled (no trigger?); polling sysfs instead",
+                        metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device.directory)"])
+                }
+            }
+            if reason == nil {
                 logger.info(
                     "Counting steps from the accelerometer, polling sysfs",
                     metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device.directory)", "rate_hz": "\(rate)"])
@@ -135,9 +142,9 @@ public struct IIOAccelerometerSource: LiveSource {
             if stop.isSet { break }
             detector.finish()
             emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(detector.count)))))
-            emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: reason)))
-            logger.warning(
-                "The accelerometer stopped: \(reason); retrying", metadata: ["sensor.id": "\(descriptor.id)"])
+            let why = reason ?? "stopped"
+            emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: why)))
+            logger.warning("The accelerometer stopped: \(why); retrying", metadata: ["sensor.id": "\(descriptor.id)"])
             _ = stop.sleep(seconds: backoff.delay())
         }
     }
@@ -157,12 +164,17 @@ public struct IIOAccelerometerSource: LiveSource {
         }
     }
 
+    /// Reads the buffer until it ends (why), or nil at once when it cannot be enabled.
     private func readBuffer(
         _ path: String, _ layout: IIOScanLayout, rate: Double, scale: [Double], offset: [Double],
-        _ detector: inout StepDetector, _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopSignal
-    ) -> String {
+        _ detector: inout StepDetector, _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopSignal,
+        logger: Logger
+    ) -> String? {
         device.write("buffer/length", "128")
-        device.write("buffer/enable", "1")
+        guard device.write("buffer/enable", "1") else { return nil }
+        logger.info(
+            "Counting steps from the accelerometer's buffer",
+            metadata: ["sensor.id": "\(descriptor.id)", "device": "\(path)", "rate_hz": "\(rate)"])
         defer { device.write("buffer/enable", "0") }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return "cannot open \(path): \(String(cString: strerror(errno)))" }

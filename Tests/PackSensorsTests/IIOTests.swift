@@ -149,6 +149,39 @@ struct IIOTests {
     }
 }
 
+extension IIOTests {
+    @Test("An accelerometer whose buffer cannot be enabled (no trigger) is polled through sysfs instead")
+    func bufferRefusedFallsBackToPolling() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let dev = dir.path + "/bus/iio/devices/iio:device0"
+        try Self.write(dev + "/name", "mpu6050\n")
+        for (i, axis) in ["x", "y", "z"].enumerated() {
+            try Self.write(dev + "/in_accel_\(axis)_raw", axis == "z" ? "16384\n" : "0\n")
+            try Self.write(dev + "/scan_elements/in_accel_\(axis)_type", "be:s16/16>>0\n")
+            try Self.write(dev + "/scan_elements/in_accel_\(axis)_index", "\(i)\n")
+            try Self.write(dev + "/scan_elements/in_accel_\(axis)_en", "0\n")
+        }
+        try Self.write(dev + "/in_accel_scale", "0.000598\n")
+        try Self.write(dev + "/buffer/length", "0\n")
+        // The kernel refuses the write (EINVAL without a trigger); here the attribute cannot be
+        // opened for writing at all, which the source sees the same way.
+        try FileManager.default.createDirectory(atPath: dev + "/buffer/enable", withIntermediateDirectories: true)
+        // A character device node that would give samples if read: it must not be.
+        var record = [UInt8](repeating: 0, count: 6)
+        record[4] = 0x40
+        try Data((0..<500).flatMap { _ in record }).write(to: URL(fileURLWithPath: dir.path + "/iio:device0"))
+        let device = try #require(IIODevice.find(sysfs: dir.path, having: "in_accel_x_raw").first)
+        let source = IIOAccelerometerSource(device: device, deviceRoot: dir.path, rate: 20)
+        let collector = Self.run(source, until: { $0.stepCounts.count >= 2 }, timeout: 5)
+        // Polled: a pack standing still (1 g on z) counts no steps, once a second.
+        #expect(collector.stepCounts.count >= 2)
+        #expect(collector.stepCounts.allSatisfy { $0 == 0 })
+        // The buffer was not read to its end: the source kept polling, and no link went down.
+        #expect(!collector.links.contains(.disconnected), "\(collector.links)")
+    }
+}
+
 extension EventCollector {
     /// The step counts the source passed on.
     var stepCounts: [Int] { texts(.steps).compactMap { Int($0) } }
