@@ -87,7 +87,8 @@ public struct Doctor: AsyncParsableCommand {
     }
 
     static func render(_ report: DoctorReport) -> String {
-        let width = min(22, (report.checks.map(\.check.count).max() ?? 10) + 2)
+        // The id column fits the longest id (a sensor's address makes 24), up to 28.
+        let width = min(28, (report.checks.map(\.check.count).max() ?? 10) + 2)
         var lines: [String] = []
         for check in report.checks {
             let label: String =
