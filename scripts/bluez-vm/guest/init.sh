@@ -7,7 +7,8 @@
 # and power on with btmgmt, runs guest/$SCENARIO.sh with $RESULTS set, then copies the HCI
 # trace and dmesg into $RESULTS, writes $RESULTS/guest-exit (the scenario's exit status)
 # and powers the VM off. Kernel command line keys: bvm_scenario= bvm_results= bvm_kroot=
-# bvm_repo= bvm_timeout= (seconds the scenario may take; `run` enforces its own timeout too).
+# bvm_repo= bvm_timeout= (seconds the scenario may take; `run` enforces its own timeout too)
+# bvm_fixtures= (optional: the shared fixtures, exported as HANDOFF_FIXTURES).
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp/home LANG=C.UTF-8
@@ -15,7 +16,7 @@ mkdir -p "$HOME" /tmp/bvm /run/bvm
 
 log() { echo "[bvm-guest $(date +%T.%3N)] $*"; }
 
-SCENARIO="" RESULTS="" KROOT="" REPO="" TIMEOUT=600
+SCENARIO="" RESULTS="" KROOT="" REPO="" TIMEOUT=600 FIXTURES=""
 for word in $(cat /proc/cmdline); do
     case "$word" in
         bvm_scenario=*) SCENARIO="${word#*=}" ;;
@@ -23,6 +24,7 @@ for word in $(cat /proc/cmdline); do
         bvm_kroot=*) KROOT="${word#*=}" ;;
         bvm_repo=*) REPO="${word#*=}" ;;
         bvm_timeout=*) TIMEOUT="${word#*=}" ;;
+        bvm_fixtures=*) FIXTURES="${word#*=}" ;;
     esac
 done
 
@@ -152,6 +154,7 @@ grep -q 'current settings:.* le' "$RESULTS/btmgmt-info.txt" \
 
 log "running $SCENARIO.sh (at most ${TIMEOUT}s)"
 export RESULTS SCENARIO BVM_REPO="$REPO" BVM_DIR="$REPO/scripts/bluez-vm"
+[ -z "$FIXTURES" ] || export HANDOFF_FIXTURES="$FIXTURES"
 cd "$REPO" || finish 90 "cannot cd into $REPO"
 timeout -k 5 "$TIMEOUT" bash "$SCRIPT" 2>&1 | tee "$RESULTS/scenario.log"
 rc=${PIPESTATUS[0]}

@@ -31,19 +31,8 @@ source = "none"
 [pedometer]
 sources = ["footpod"]'
 
-step "scan"
-hf scan --seconds 5 --json > "$RESULTS/scan.json"
-grep -q '"Handoff HR"' "$RESULTS/scan.json" || fail "scan did not list Handoff HR"
-grep -q '"Handoff Footpod"' "$RESULTS/scan.json" || fail "scan did not list Handoff Footpod"
-
-step "pair"
-mark=$(sent_lines)
-hf pair "Handoff HR" --as hr --json > "$RESULTS/pair-hr.json"
-hf pair "Handoff Footpod" --as footpod --json > "$RESULTS/pair-footpod.json"
-# handoffd keeps paired sensors connected: wait until the host has seen both connect.
-wait_event "$mark" hr connected 60 || fail "the HR strap never saw a connection after pairing"
-wait_event "$mark" footpod connected 60 || fail "the footpod never saw a connection after pairing"
-hf sensors --json > "$RESULTS/sensors.json"
+# scan → scan.json, pair both → pair-hr.json, pair-footpod.json, both connected → sensors.json
+pair_ble_sensors
 
 # A status snapshot every 10 s while sessions run, for the record (failures ignored).
 ( while :; do
