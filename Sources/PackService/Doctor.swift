@@ -1,4 +1,5 @@
 import BlueZ
+import CPackSystem
 import Foundation
 import HandoffModel
 import PackControl
@@ -224,6 +225,13 @@ struct Doctor: Sendable {
     }
 
     func clock(_ status: StatusReport?) -> DoctorCheck {
+        if pack_clock_synchronized() < 0, getenv("HANDOFF_CLOCK_SYNCHRONIZED") == nil {
+            return DoctorCheck(
+                "clock", .warning, "cannot tell whether the clock is synchronised: adjtimex(2) is refused",
+                action:
+                    "allow adjtimex and clock_adjtime in the unit (hw/systemd/handoffd.service does; ProtectClock=yes blocks them)"
+            )
+        }
         if PackClock.isSynchronized() {
             return DoctorCheck("clock", .ok, "the system clock is synchronised (the kernel's NTP status)")
         }
