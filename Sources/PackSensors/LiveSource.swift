@@ -80,11 +80,16 @@ public struct Backoff: Sendable {
 /// answers, one `disconnected` when it is lost, a warning on the first failed attempt and every
 /// 30th after (a pack waits for hardware for hours; its log must not fill), and the backoff
 /// between attempts.
+///
+/// A link that comes up and goes again within `steadyAfter` seconds (gpsd with no receiver: it
+/// answers, then says nothing) does not start the warnings afresh: they stay one in 30.
 struct LinkKeeper {
     let sensor: SensorID
     var backoff: Backoff
     private(set) var linked = false
     private(set) var attempts = 0
+    private var upSince: MonotonicInstant?
+    var steadyAfter = 30.0
 
     init(sensor: SensorID, backoff: Backoff = Backoff()) {
         self.sensor = sensor
@@ -93,9 +98,11 @@ struct LinkKeeper {
 
     /// The device answered.
     mutating func up(reason: String, emit: (CaptureEvent) -> Void) {
-        if !linked { emit(LiveClock.stamp(.link(sensor: sensor, state: .connected, reason: reason))) }
+        if !linked {
+            emit(LiveClock.stamp(.link(sensor: sensor, state: .connected, reason: reason)))
+            upSince = LiveClock.monotonic()
+        }
         linked = true
-        attempts = 0
         backoff.reset()
     }
 
@@ -104,6 +111,7 @@ struct LinkKeeper {
     mutating func down(
         reason: String, emit: (CaptureEvent) -> Void, stop: StopSignal, warn: (_ attempts: Int) -> Void
     ) {
+        if linked, let upSince, LiveClock.monotonic().seconds(since: upSince) >= steadyAfter { attempts = 0 }
         attempts += 1
         if linked {
             emit(LiveClock.stamp(.link(sensor: sensor, state: .disconnected, reason: reason)))
