@@ -88,6 +88,8 @@ final class PanelService: Service, Sendable {
     private let shown = Mutex<(pattern: LEDPattern, since: MonotonicInstant)>((.idle, PackClock.monotonic()))
     /// Set when a press has been acted on: the state is read again at once.
     private let wake = Wakeup()
+    /// Wakes the LED's thread when the pattern changes (it otherwise sleeps until its next edge).
+    private let ledWake = ThreadWake()
 
     init(
         engine: PackEngine, sync: SyncWorker?, button: (any ButtonLine)?, led: (any LEDLine)?, gpsConfigured: Bool,
@@ -128,6 +130,7 @@ final class PanelService: Service, Sendable {
         }
         stopping.set()
         wake.poke()
+        ledWake.signal()
         if let led { try? led.set(lit: false) }
     }
 
@@ -140,9 +143,12 @@ final class PanelService: Service, Sendable {
             status: status, gpsConfigured: gpsConfigured, syncing: syncState == "uploading" || syncState == "checking",
             journalFailing: failing)
         let next = LEDPattern.resolve(state)
-        shown.withLock { current in
-            if current.pattern != next { current = (next, PackClock.monotonic()) }
+        let changed = shown.withLock { current in
+            guard current.pattern != next else { return false }
+            current = (next, PackClock.monotonic())
+            return true
         }
+        if changed { ledWake.signal() }
     }
 
     private func readButton(_ line: any ButtonLine, stopping: StopFlag) {
@@ -212,8 +218,30 @@ final class PanelService: Service, Sendable {
                     if failures == 1 { logger.error("The LED's line failed: \(error)") }
                 }
             }
-            // Wake for the next change, and at least every 100 ms to follow a new pattern.
-            Thread.sleep(forTimeInterval: Double(max(5, min(level.untilChangeMs, 100))) / 1000)
+            // Sleep until the pattern's next edge, or until the pattern changes: an idle pack's
+            // LED thread wakes twice in 5 s.
+            ledWake.wait(seconds: Double(max(5, min(level.untilChangeMs, 5000))) / 1000)
         }
+    }
+}
+
+/// A thread's timed sleep that another thread can cut short.
+final class ThreadWake: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var signalled = false
+
+    func signal() {
+        condition.lock()
+        signalled = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Sleeps up to `seconds`, or until `signal()`; a signal given before the call ends it at once.
+    func wait(seconds: Double) {
+        condition.lock()
+        if !signalled { _ = condition.wait(until: Date().addingTimeInterval(seconds)) }
+        signalled = false
+        condition.unlock()
     }
 }
