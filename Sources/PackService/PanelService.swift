@@ -84,8 +84,8 @@ final class PanelService: Service, Sendable {
     let debounce: Double
     let longPress: Double
     let logger: Logger
-    /// The pattern shown, and when it began (patterns start lit, so a change shows at once).
-    private let shown = Mutex<(pattern: LEDPattern, since: MonotonicInstant)>((.idle, PackClock.monotonic()))
+    /// The pattern to show. The LED's thread starts it (lit) when it sees it change.
+    private let shown = Mutex<LEDPattern>(.idle)
     /// Set when a press has been acted on: the state is read again at once.
     private let wake = Wakeup()
     /// Wakes the LED's thread when the pattern changes (it otherwise sleeps until its next edge).
@@ -105,11 +105,10 @@ final class PanelService: Service, Sendable {
         self.logger = logger
     }
 
-    var pattern: LEDPattern { shown.withLock { $0.pattern } }
+    var pattern: LEDPattern { shown.withLock { $0 } }
 
     func run() async throws {
         let stopping = StopFlag()
-        shown.withLock { $0.since = PackClock.monotonic() }
         var threads: [Thread] = []
         if let button {
             let thread = Thread { [self] in readButton(button, stopping: stopping) }
@@ -138,14 +137,13 @@ final class PanelService: Service, Sendable {
     func refresh() async {
         let status = await engine.status()
         let failing = await engine.failedCommits > 0
-        let syncState = await sync?.status().state
+        let syncing = await sync?.isTalkingToStore ?? false
         let state = PanelState(
-            status: status, gpsConfigured: gpsConfigured, syncing: syncState == "uploading" || syncState == "checking",
-            journalFailing: failing)
+            status: status, gpsConfigured: gpsConfigured, syncing: syncing, journalFailing: failing)
         let next = LEDPattern.resolve(state)
         let changed = shown.withLock { current in
-            guard current.pattern != next else { return false }
-            current = (next, PackClock.monotonic())
+            guard current != next else { return false }
+            current = next
             return true
         }
         if changed { ledWake.signal() }
@@ -159,8 +157,12 @@ final class PanelService: Service, Sendable {
             let wait = decoder.nextDeadline.map { max(0.001, $0.seconds(since: now)) } ?? 0.25
             do {
                 var presses: [ButtonDecoder.Press] = []
-                if let edge = try line.nextEdge(timeout: min(wait, 0.25)) {
-                    presses = decoder.edge(pressed: edge.pressed, at: edge.at)
+                // Every edge already waiting is taken, by its own time, before the clock is: a
+                // reader that ran late must not see a short press that has ended as a long one.
+                var edge = try line.nextEdge(timeout: min(wait, 0.25))
+                while let next = edge {
+                    presses += decoder.edge(pressed: next.pressed, at: next.at)
+                    edge = try line.nextEdge(timeout: 0)
                 }
                 presses += decoder.advance(to: PackClock.monotonic())
                 for press in presses { act(on: press) }
@@ -204,8 +206,16 @@ final class PanelService: Service, Sendable {
     private func driveLED(_ line: any LEDLine, stopping: StopFlag) {
         var lit: Bool?
         var failures = 0
+        // The pattern on the line and when it began: it begins (lit) when this thread first
+        // shows it, so a new pattern is seen at once however late the thread runs.
+        var showing: LEDPattern?
+        var since = PackClock.monotonic()
         while !stopping.isSet {
-            let (pattern, since) = shown.withLock { $0 }
+            let pattern = shown.withLock { $0 }
+            if pattern != showing {
+                showing = pattern
+                since = PackClock.monotonic()
+            }
             let elapsed = Int(PackClock.monotonic().seconds(since: since) * 1000)
             let level = pattern.level(atMs: elapsed)
             if lit != level.lit {

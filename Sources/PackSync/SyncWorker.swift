@@ -344,6 +344,10 @@ public actor SyncWorker {
 
     // MARK: Status
 
+    /// Checking the store or uploading now: the LED's "syncing" (asked twice a second, so it
+    /// reads no journal, unlike `status()`).
+    public var isTalkingToStore: Bool { current != nil || checking }
+
     public func status() -> SyncStatusReport {
         let policy = configuration.policy
         let home = policy.allowsUpload(network)
