@@ -147,6 +147,9 @@ struct GpsdOutageTests {
         """.write(toFile: dir.path + "/handoff.toml", atomically: true, encoding: .utf8)
         let daemon = try Daemon(in: dir, arguments: ["--exit-after-replay"])
         defer { daemon.terminate() }
+        // The receiver starts sending once handoffd answers, so that a slow start-up does not
+        // put the outage before the run.
+        try await daemon.waitUntilReady()
         let killAt = startOffset + 15_000_000_000
         let restartAt = killAt + 12_000_000_000
         let clock = ContinuousClock()

@@ -58,13 +58,16 @@ final class NotifyListener: @unchecked Sendable {
 
     var messages: [Message] { lock.withLock { received } }
 
+    /// The first message with `key`, waiting up to `timeout`; looked for once more after it (a
+    /// machine that stalled past the deadline may have the message queued all along).
     func first(_ key: String, timeout: Duration) async throws -> Message? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let message = messages.first(where: { $0.fields[key] != nil }) { return message }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return nil
+        try await Task.sleep(for: .milliseconds(300))
+        return messages.first { $0.fields[key] != nil }
     }
 
     func stop() {
