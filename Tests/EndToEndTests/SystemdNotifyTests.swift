@@ -90,17 +90,25 @@ struct SystemdNotifyTests {
         enabled = false
         """
 
+    /// A live handoffd (no sensors) with `NOTIFY_SOCKET` on a listener of the test's, and
+    /// `environment` besides.
+    static func start(_ environment: [String: String]) throws -> (NotifyListener, Daemon) {
+        let dir = try TemporaryDirectory()
+        try liveConfiguration.write(toFile: dir.path + "/handoff.toml", atomically: true, encoding: .utf8)
+        let listener = try NotifyListener(path: dir.path + "/notify.sock")
+        let daemon = try Daemon(
+            in: dir, arguments: [], environment: environment.merging(["NOTIFY_SOCKET": listener.path]) { $1 })
+        return (listener, daemon)
+    }
+
     @Test("READY after start-up, WATCHDOG every half interval, none while the recorder is stalled, STOPPING on SIGTERM")
     func watchdog() async throws {
-        let dir = try TemporaryDirectory()
-        try Self.liveConfiguration.write(toFile: dir.path + "/handoff.toml", atomically: true, encoding: .utf8)
-        let listener = try NotifyListener(path: dir.path + "/notify.sock")
-        defer { listener.stop() }
         // WatchdogSec=1s: pings every 0.5 s; a heartbeat older than 3 s is a stall.
-        let daemon = try Daemon(
-            in: dir, arguments: [],
-            environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000", "HANDOFF_DEBUG_COMMANDS": "1"])
-        defer { daemon.terminate() }
+        let (listener, daemon) = try Self.start(["WATCHDOG_USEC": "1000000", "HANDOFF_DEBUG_COMMANDS": "1"])
+        defer {
+            daemon.terminate()
+            listener.stop()
+        }
 
         let ready = try await listener.first("READY", timeout: .seconds(30))
         #expect(ready != nil, "no READY=1: \(daemon.log)")
@@ -150,14 +158,11 @@ struct SystemdNotifyTests {
 
     @Test("WATCHDOG_PID naming another process: READY but no pings (sd_notify(3))")
     func watchdogForAnotherProcess() async throws {
-        let dir = try TemporaryDirectory()
-        try Self.liveConfiguration.write(toFile: dir.path + "/handoff.toml", atomically: true, encoding: .utf8)
-        let listener = try NotifyListener(path: dir.path + "/notify.sock")
-        defer { listener.stop() }
-        let daemon = try Daemon(
-            in: dir, arguments: [],
-            environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"])
-        defer { daemon.terminate() }
+        let (listener, daemon) = try Self.start(["WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"])
+        defer {
+            daemon.terminate()
+            listener.stop()
+        }
         #expect(try await listener.first("READY", timeout: .seconds(30)) != nil, "no READY=1: \(daemon.log)")
         try await Task.sleep(for: .seconds(2))
         #expect(!listener.messages.contains { $0.fields["WATCHDOG"] != nil })

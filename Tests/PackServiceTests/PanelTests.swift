@@ -241,16 +241,22 @@ final class SimulatedGPIO: ButtonLine, LEDLine, @unchecked Sendable {
 
 @Suite("Button and LED drive a recording (GPIO simulated at the pack's boundary)", .serialized)
 struct PanelServiceTests {
-    @Test("A long press starts, a short press laps, a long press stops; the LED follows")
-    func pressesDriveARun() async throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
+    /// A live engine over a journal in `dir`, with no GPS (so no "waiting for GPS") and no sensors.
+    static func liveEngine(in dir: TemporaryDirectory) throws -> (PackDatabase, PackEngine) {
         let database = try PackDatabase(path: dir.path + "/handoff.sqlite")
         var configuration = PackConfiguration()
         configuration.gpsSource = .none
         let engine = PackEngine(
             database: database, configuration: configuration, mode: .live, sensors: [], recoveredRuns: [],
             logger: Logger(label: "test"))
+        return (database, engine)
+    }
+
+    @Test("A long press starts, a short press laps, a long press stops; the LED follows")
+    func pressesDriveARun() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let (database, engine) = try Self.liveEngine(in: dir)
         let gpio = SimulatedGPIO()
         let panel = PanelService(
             engine: engine, sync: nil, button: gpio, led: gpio, gpsConfigured: false, debounce: 0.03, longPress: 1.0,
@@ -343,12 +349,7 @@ struct PanelServiceTests {
     func lateReader() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let database = try PackDatabase(path: dir.path + "/handoff.sqlite")
-        var configuration = PackConfiguration()
-        configuration.gpsSource = .none
-        let engine = PackEngine(
-            database: database, configuration: configuration, mode: .live, sensors: [], recoveredRuns: [],
-            logger: Logger(label: "test"))
+        let (_, engine) = try Self.liveEngine(in: dir)
         _ = try await engine.command(.start)
         try await Task.sleep(for: .milliseconds(1100))
         await engine.tick()
