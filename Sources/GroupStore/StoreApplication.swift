@@ -4,6 +4,7 @@ import HandoffModel
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The request context of every route: JSON bodies up to 64 kB (uploads read their own larger
 /// bodies), and JSON answers with sorted keys.
@@ -43,8 +44,11 @@ public enum StoreApplication {
         now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
     ) -> some ApplicationProtocol {
         let router = Router(context: StoreContext.self)
-        router.add(middleware: ErrorMiddleware())
-        register(RouteRecorder(router), Services(repository: repository, configuration: configuration, now: now))
+        let known = KnownRoutes()
+        router.add(middleware: ErrorMiddleware(known: known))
+        let recorder = RouteRecorder(router)
+        register(recorder, Services(repository: repository, configuration: configuration, now: now))
+        known.set(recorder.recorded)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
@@ -126,9 +130,46 @@ struct Health: ResponseEncodable {
     let version: String
 }
 
+/// The registered routes by path template, to tell "no such path" (404) from "this path, another
+/// method" (405 with `Allow`). Filled once, after the routes are registered.
+final class KnownRoutes: Sendable {
+    private let routes = Mutex<[(method: HTTPRequest.Method, template: [Substring])]>([])
+
+    /// `recorded` is RouteRecorder's "METHOD /path/{param}" list.
+    func set(_ recorded: [String]) {
+        routes.withLock {
+            $0 = recorded.compactMap { line in
+                let parts = line.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2, let method = HTTPRequest.Method(String(parts[0])) else { return nil }
+                return (method, parts[1].split(separator: "/", omittingEmptySubsequences: false))
+            }
+        }
+    }
+
+    /// The methods registered for a concrete path, in registration order. As in OpenAPI, a
+    /// template with more literal segments wins: `/v1/groups/join` is its own path, not a group
+    /// named "join".
+    func methods(for path: String) -> [HTTPRequest.Method] {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        let matching = routes.withLock { routes in
+            routes.compactMap { route -> (method: HTTPRequest.Method, literals: Int)? in
+                guard route.template.count == parts.count,
+                    zip(route.template, parts).allSatisfy({ $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 })
+                else { return nil }
+                return (route.method, route.template.filter { !$0.hasPrefix("{") }.count)
+            }
+        }
+        let best = matching.map(\.literals).max()
+        return matching.filter { $0.literals == best }.map(\.method)
+    }
+}
+
 /// Turns what escapes a route into the API's JSON error: decoding failures are 400s, our own
-/// errors keep their status, anything else is a 500 that says nothing of its internals.
+/// errors keep their status, a known path asked with another method is a 405 naming the methods
+/// it takes, anything else is a 500 that says nothing of its internals.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let known: KnownRoutes
+
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws
@@ -143,6 +184,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 .badRequest, "bad_request", "the body is not the JSON this route takes: \(Self.describe(error))")
         } catch let error as HTTPError {
             if error.status == .notFound {
+                let allowed = known.methods(for: request.uri.path)
+                if !allowed.isEmpty {
+                    throw StoreError(
+                        .methodNotAllowed, "method_not_allowed",
+                        "\(request.uri.path) does not take \(request.method); it takes "
+                            + allowed.map(\.rawValue).joined(separator: ", "), allow: allowed)
+                }
                 throw StoreError(
                     .notFound, "not_found", "there is no \(request.method) \(request.uri.path) in this API")
             }

@@ -10,18 +10,25 @@ public struct StoreError: Error, Sendable, Equatable, HTTPResponseError {
     public var message: String
     /// Seconds to wait before asking again (429).
     public var retryAfter: Int?
+    /// The methods the path does take (405).
+    public var allow: [HTTPRequest.Method]?
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
+    public init(
+        _ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil,
+        allow: [HTTPRequest.Method]? = nil
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+        self.allow = allow
     }
 
     /// The JSON error response.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter { fields[.retryAfter] = String(retryAfter) }
+        if let allow { fields[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
         let data = (try? StoreJSON.encoder.encode(ErrorBody(error: .init(code: code, message: message)))) ?? Data()
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

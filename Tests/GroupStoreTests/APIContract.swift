@@ -19,6 +19,8 @@ enum APIContract {
 
     static var paths: [String: [String: Any]] { document["paths"] as? [String: [String: Any]] ?? [:] }
 
+    static let operationMethods: Set<String> = ["get", "put", "post", "patch", "delete", "head", "options", "trace"]
+
     /// The documented path template for a concrete path (`/v1/groups/7` → `/v1/groups/{group}`).
     static func template(for path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -42,8 +44,23 @@ enum APIContract {
         guard let template = template(for: path),
             let operation = paths[template]?[method.rawValue.lowercased()] as? [String: Any]
         else {
-            // Unknown routes answer 404 by design; anything else must be documented.
+            // Unknown routes answer 404 by design; a documented path asked with a method it does
+            // not take answers 405 naming exactly the documented methods; anything else must be
+            // documented.
             if reply.status == .notFound { return }
+            if reply.status == .methodNotAllowed, let template = template(for: path) {
+                let documented = (paths[template] ?? [:]).keys.filter(operationMethods.contains).map { $0.uppercased() }
+                let allowed = (reply.headers[.allow] ?? "").split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                guard Set(allowed) == Set(documented), reply.errorCode == "method_not_allowed" else {
+                    throw Violation(
+                        description:
+                            "\(method) \(template) answered 405 with Allow \(allowed), documented \(documented.sorted())"
+                    )
+                }
+                return
+            }
             throw Violation(description: "\(method) \(path) is not in openapi.json")
         }
         let responses = operation["responses"] as? [String: Any] ?? [:]
