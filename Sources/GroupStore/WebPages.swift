@@ -243,12 +243,12 @@ enum GroupPage {
         let percent = String(format: "%.1f", fraction * 100)
         var out = """
             <section aria-label="goal"><p><strong>\(km(group.totalMM))</strong> of \(km(group.goalMM)) (\(percent) %)\(
-                group.deadline.map { " · deadline \(html(iso($0)))" } ?? "")</p>
+                group.deadline.map { " · deadline \(time($0))" } ?? "")</p>
             <div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="\(percent)"><div style="width:\(percent)%"></div></div></section>
             """
         if let holder = progress.baton.holderName, let since = progress.baton.since {
             out += """
-                <p class="baton" id="baton">🏃 <strong>\(html(holder))</strong> holds the baton since \(html(iso(since))) (\(duration(now.nanosecondsSinceEpoch - since.nanosecondsSinceEpoch)) ago).</p>
+                <p class="baton" id="baton"><strong>\(html(holder))</strong> holds the baton since \(time(since)) (\(duration(now.nanosecondsSinceEpoch - since.nanosecondsSinceEpoch)) ago).</p>
                 """
         } else {
             out += "<p class=\"baton\" id=\"baton\">The baton is free: the next runner takes it.</p>"
@@ -271,16 +271,31 @@ enum GroupPage {
             for leg in progress.legs {
                 let ended =
                     leg.ended.map { time in
-                        html(iso(time)) + " (" + html(leg.endedHow ?? "")
+                        Self.time(time) + " (" + html(leg.endedHow ?? "")
                             + (leg.passedTo.map { " to " + html($0) } ?? "")
                             + ")"
                     } ?? "running"
                 out +=
-                    "<tr><td>\(html(leg.username ?? "a former member"))</td><td>\(html(iso(leg.taken)))</td><td>\(ended)</td><td class=\"n\">\(km(leg.distanceMM))</td></tr>"
+                    "<tr><td>\(html(leg.username ?? "a former member"))</td><td>\(time(leg.taken))</td><td>\(ended)</td><td class=\"n\">\(km(leg.distanceMM))</td></tr>"
             }
             out += "</table>"
         }
         return out
+    }
+
+    /// A time as a person reads it, "Tue 24 Nov 2026, 15:49 UTC", in a `<time>` element that
+    /// carries the exact instant. The page has no script to learn the reader's time zone, so it
+    /// says UTC rather than guess.
+    static func time(_ instant: WallInstant) -> String {
+        let civil = CivilTime(instant)
+        let days = instant.nanosecondsSinceEpoch / nanosecondsPerSecond / 86_400
+        // 1 January 1970 was a Thursday.
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][Int(((days % 7) + 7) % 7)]
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][
+            civil.month - 1]
+        let clock = String(format: "%02d:%02d", civil.hour, civil.minute)
+        let text = "\(weekday) \(civil.day) \(month) \(civil.year), \(clock) UTC"
+        return "<time datetime=\"\(html(iso(instant)))\">\(html(text))</time>"
     }
 
     static func duration(_ nanoseconds: Int64) -> String {
