@@ -1,6 +1,7 @@
 import Foundation
 import GroupStore
 import HTTPTypes
+import Synchronization
 import Testing
 
 /// Checks every response the tests receive against the OpenAPI document the store serves: the
@@ -63,6 +64,7 @@ enum APIContract {
             }
             throw Violation(description: "\(method) \(path) is not in openapi.json")
         }
+        RouteCoverage.reached(method, template)
         let responses = operation["responses"] as? [String: Any] ?? [:]
         guard let response = (responses[String(reply.status.code)] ?? responses["default"]) as? [String: Any] else {
             throw Violation(
@@ -196,5 +198,28 @@ enum APIContract {
             return false
         default: return true
         }
+    }
+}
+
+/// Which documented routes the tests reached, on which engine. With HANDOFF_ROUTE_COVERAGE set
+/// to a file, each first reach appends "ENGINE METHOD /path/{param}" to it; scripts/test then
+/// fails (scripts/check-route-coverage) unless every route in openapi.json was reached over HTTP
+/// on SQLite and on PostgreSQL.
+enum RouteCoverage {
+    private static let seen = Mutex<Set<String>>([])
+    private static let path = ProcessInfo.processInfo.environment["HANDOFF_ROUTE_COVERAGE"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    static func reached(_ method: HTTPRequest.Method, _ template: String) {
+        guard let path, let backend = Backend.current else { return }
+        let line = "\(backend.rawValue) \(method.rawValue) \(template)"
+        let isNew = seen.withLock { $0.insert(line).inserted }
+        guard isNew else { return }
+        // O_APPEND: each line lands whole, whichever test process or thread writes it.
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = Array((line + "\n").utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 }

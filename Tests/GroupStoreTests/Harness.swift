@@ -18,6 +18,10 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
 
+    /// The engine of the store the current test talks to: APIContract records each route a test
+    /// reaches under it (RouteCoverage).
+    @TaskLocal static var current: Backend?
+
     static var adminURL: String? {
         let url = ProcessInfo.processInfo.environment["HANDOFF_POSTGRES_URL"] ?? ""
         return url.isEmpty ? nil : url
@@ -94,7 +98,9 @@ struct StoreHarness {
             let clock = self.clock
             let app = StoreApplication.make(
                 repository: repository, configuration: configuration, logger: logger, now: { clock.now })
-            try await app.test(.live) { client in try await test(client, repository) }
+            try await Backend.$current.withValue(backend) {
+                try await app.test(.live) { client in try await test(client, repository) }
+            }
         }
     }
 

@@ -73,27 +73,31 @@ struct PageTests {
             #expect(APIContract.document["openapi"] as? String == "3.1.0")
             #expect(routes.count >= 30)
         }
-        try await harness.run { client in
-            let served = try await client.call(.get, "/openapi.json")
-            #expect(served.status == .ok && served.text == OpenAPIDocument.json)
+        // Served, and methods a path does not take, on each engine.
+        for backend in Backend.available {
+            try await StoreHarness(backend).run { client in
+                let served = try await client.call(.get, "/openapi.json")
+                #expect(served.status == .ok && served.text == OpenAPIDocument.json)
 
-            // A path the API has, asked with a method it does not take: 405 naming the methods it
-            // does take. A path it does not have: 404.
-            for (method, path, allowed) in [
-                (HTTPRequest.Method.put, "/v1/health", ["GET"]),
-                (.get, "/v1/groups/1/baton/take", ["POST"]),
-                (.post, "/v1/runs/\(UUID().uuidString)", ["PUT", "GET", "DELETE"]),
-                (.delete, "/login", ["GET", "POST"]),
-                (.put, "/v1/groups/join", ["POST"]),
-            ] {
-                let reply = try await client.call(method, path)
-                #expect(
-                    reply.status == .methodNotAllowed && reply.errorCode == "method_not_allowed", "\(method) \(path)")
-                #expect(reply.headers[.allow] == allowed.joined(separator: ", "), "\(method) \(path)")
-                #expect(reply.errorMessage.contains("it takes " + allowed.joined(separator: ", ")))
+                // A path the API has, asked with a method it does not take: 405 naming the methods it
+                // does take. A path it does not have: 404.
+                for (method, path, allowed) in [
+                    (HTTPRequest.Method.put, "/v1/health", ["GET"]),
+                    (.get, "/v1/groups/1/baton/take", ["POST"]),
+                    (.post, "/v1/runs/\(UUID().uuidString)", ["PUT", "GET", "DELETE"]),
+                    (.delete, "/login", ["GET", "POST"]),
+                    (.put, "/v1/groups/join", ["POST"]),
+                ] {
+                    let reply = try await client.call(method, path)
+                    #expect(
+                        reply.status == .methodNotAllowed && reply.errorCode == "method_not_allowed",
+                        "\(method) \(path)")
+                    #expect(reply.headers[.allow] == allowed.joined(separator: ", "), "\(method) \(path)")
+                    #expect(reply.errorMessage.contains("it takes " + allowed.joined(separator: ", ")))
+                }
+                let nowhere = try await client.call(.delete, "/v1/nowhere")
+                #expect(nowhere.status == .notFound && nowhere.errorCode == "not_found")
             }
-            let nowhere = try await client.call(.delete, "/v1/nowhere")
-            #expect(nowhere.status == .notFound && nowhere.errorCode == "not_found")
         }
     }
 }
