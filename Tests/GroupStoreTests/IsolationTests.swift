@@ -18,13 +18,18 @@ struct IsolationTests {
         let inviteB: String
         let runB: String
         let deviceB: Int
-        let cyCookie: String
+        /// ada's browser session.
+        let adaCookie: String
+        /// The code cyd's pack was linked with, and the device code it polled with.
+        let userCodeB: String
+        let deviceCodeB: String
     }
 
     enum Route: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case getGroup, patchGroup, deleteGroup, progress, removeMember, leave, rotation, baton, takeBaton,
             renewBaton, passBaton, releaseBaton, getRun, getRunFile, deleteRun, putRunOverOthers, revokeDevice,
-            groupPage, listGroups, listRuns, listDevices, weeks
+            groupPage, listGroups, listRuns, listDevices, weeks, me, patchMe, deleteMe, signOut, signIn, signUp,
+            joinWithoutInvite, createGroup, approveDevice, devicePage, deviceToken, homePage
         var testDescription: String { rawValue }
 
         /// The request, and the statuses that count as refused.
@@ -49,7 +54,8 @@ struct IsolationTests {
             case .putRunOverOthers: return (.put, "/v1/runs/\(w.runB)", nil, [.conflict])
             case .revokeDevice: return (.delete, "/v1/devices/\(w.deviceB)", nil, [.notFound])
             case .groupPage: return (.get, "/groups/\(w.groupB)", nil, [.notFound])
-            case .listGroups, .listRuns, .listDevices, .weeks: return (.get, "", nil, [.ok])
+            case .joinWithoutInvite: return (.post, "/v1/groups/join", ["invite_code": "ZZZZZZZZZZ"], [.notFound])
+            default: return (.get, "", nil, [.ok])
             }
         }
     }
@@ -67,7 +73,13 @@ struct IsolationTests {
         let runB = UUID().uuidString.lowercased()
         #expect(
             try await client.upload(cyd, uuid: runB, file: RunFiles.fit(start: harness.clock.now)).status == .created)
-        _ = try await DeviceTests.link(client, cyd, name: "cyd's pack")
+        let code = try await client.call(.post, "/v1/device/code", json: ["name": "cyd's pack"])
+        let userCodeB = try #require(code["user_code"] as? String)
+        let deviceCodeB = try #require(code["device_code"] as? String)
+        #expect(
+            try await client.call(.post, "/v1/device/approve", token: cyd, json: ["user_code": userCodeB]).status
+                == .ok)
+        #expect(try await client.call(.post, "/v1/device/token", json: ["device_code": deviceCodeB]).status == .ok)
         let deviceB = try #require(
             (try await client.call(.get, "/v1/devices", token: cyd)["devices"] as? [[String: Any]])?.first?["id"]
                 as? Int)
@@ -77,8 +89,7 @@ struct IsolationTests {
         let cookie = String((login.headers[.setCookie] ?? "").split(separator: ";")[0])
         return World(
             ada: ada, bob: bob, cyd: cyd, groupA: groupA, groupB: groupB, inviteB: inviteB, runB: runB,
-            deviceB: deviceB,
-            cyCookie: cookie)
+            deviceB: deviceB, adaCookie: cookie, userCodeB: userCodeB, deviceCodeB: deviceCodeB)
     }
 
     /// What B and cyd look like from the inside: must be the same after every attempt.
@@ -86,7 +97,9 @@ struct IsolationTests {
         let progress = try await client.call(.get, "/v1/groups/\(w.groupB)/progress", token: w.cyd)
         let run = try await client.call(.get, "/v1/runs/\(w.runB)", token: w.cyd)
         let devices = try await client.call(.get, "/v1/devices", token: w.cyd)
-        return [progress.text, run.text, devices.text].joined(separator: "\n")
+        let me = try await client.call(.get, "/v1/me", token: w.cyd)
+        let groups = try await client.call(.get, "/v1/groups", token: w.cyd)
+        return [progress.text, run.text, devices.text, me.text, groups.text].joined(separator: "\n")
     }
 
     @Test("Refused, and nothing of group B or of cyd changes", arguments: Backend.available, Route.allCases)
@@ -114,8 +127,68 @@ struct IsolationTests {
                         token, uuid: w.runB, file: RunFiles.fit(start: harness.clock.now))
                     #expect(reply.status == .conflict && !reply.errorMessage.contains("cyd"))
                 case .groupPage:
-                    let page = try await client.call(.get, "/groups/\(w.groupB)", headers: [.cookie: w.cyCookie])
+                    let page = try await client.call(.get, "/groups/\(w.groupB)", headers: [.cookie: w.adaCookie])
                     #expect(page.status == .notFound && !page.text.contains(">B<"))
+                case .homePage:
+                    let page = try await client.call(.get, "/", headers: [.cookie: w.adaCookie])
+                    #expect(page.status == .ok && page.text.contains(">A<") && !page.text.contains(">B<"))
+                    #expect(!page.text.contains("/groups/\(w.groupB)\""))
+                case .me:
+                    let me = try await client.call(.get, "/v1/me", token: token)
+                    #expect(me["username"] as? String != "cyd" && !me.text.contains("cyd@example.org"))
+                case .patchMe:
+                    // Taking cyd's name or email is refused without saying more than "taken".
+                    for change in [
+                        ["username": "cyd"],
+                        ["email": "cyd@example.org", "current_password": "correct horse battery"],
+                    ] {
+                        let reply = try await client.call(.patch, "/v1/me", token: token, json: change)
+                        #expect(reply.status == .conflict, "\(change): \(reply.json)")
+                    }
+                case .deleteMe:
+                    // Deleting an account deletes the caller's own, never cyd's.
+                    let reply = try await client.call(
+                        .delete, "/v1/me", token: token, json: ["password": "correct horse battery"])
+                    #expect(reply.status == .noContent)
+                    #expect(try await client.call(.get, "/v1/me", token: w.cyd)["username"] as? String == "cyd")
+                case .signOut:
+                    // Signing out ends the caller's session only.
+                    #expect(try await client.call(.delete, "/v1/sessions/current", token: token).status == .noContent)
+                    #expect(try await client.call(.get, "/v1/me", token: token).status == .unauthorized)
+                    #expect(try await client.call(.get, "/v1/me", token: w.cyd).status == .ok)
+                case .signIn:
+                    let reply = try await client.call(
+                        .post, "/v1/sessions", json: ["login": "cyd", "password": "correct horse batteries"])
+                    #expect(reply.status == .unauthorized && reply["token"] == nil)
+                case .signUp:
+                    for (email, username) in [("cyd@example.org", "cyd2"), ("cyd2@example.org", "cyd")] {
+                        let reply = try await client.call(
+                            .post, "/v1/accounts",
+                            json: ["email": email, "username": username, "password": "correct horse battery"])
+                        #expect(reply.status == .conflict && reply["token"] == nil, "\(email) \(username)")
+                    }
+                case .createGroup:
+                    // A new group is the caller's; it shares nothing with B.
+                    let (id, invite) = try await client.createGroup(token, name: "C")
+                    #expect(id != w.groupB && invite != w.inviteB)
+                case .approveDevice:
+                    // cyd's code was used: it cannot be approved again to take cyd's pack over.
+                    let reply = try await client.call(
+                        .post, "/v1/device/approve", token: token, json: ["user_code": w.userCodeB])
+                    #expect(reply.status == .notFound || reply.status == .conflict, "\(reply.status) \(reply.json)")
+                case .devicePage:
+                    let reply = try await client.call(
+                        .post, "/device", body: Array("user_code=\(w.userCodeB)".utf8),
+                        contentType: "application/x-www-form-urlencoded", headers: [.cookie: w.adaCookie])
+                    #expect(reply.status == .notFound || reply.status == .conflict, "\(reply.status)")
+                    #expect(!reply.text.contains("is linked to your account"))
+                case .deviceToken:
+                    // The device code of cyd's pack gives no second token, and ada's session is no
+                    // device code.
+                    for code in [w.deviceCodeB, token] {
+                        let reply = try await client.call(.post, "/v1/device/token", json: ["device_code": code])
+                        #expect(reply.status == .badRequest && reply["access_token"] == nil, "\(reply.json)")
+                    }
                 default:
                     let (method, path, body, refused) = route.request(w)
                     let reply = try await client.call(method, path, token: token, json: body)
