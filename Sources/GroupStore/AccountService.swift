@@ -19,7 +19,6 @@ public struct AccountService: Sendable {
 
     let repository: StoreRepository
     let configuration: Configuration
-    let limiter: LoginLimiter
     let now: @Sendable () -> WallInstant
 
     public init(
@@ -28,7 +27,6 @@ public struct AccountService: Sendable {
     ) {
         self.repository = repository
         self.configuration = configuration
-        self.limiter = LoginLimiter(attempts: configuration.loginAttempts, window: configuration.loginWindowSeconds)
         self.now = now
     }
 
@@ -53,22 +51,41 @@ public struct AccountService: Sendable {
     }
 
     public func signIn(login: String, password: String) async throws -> (Account, Issued) {
-        let key = login.lowercased()
-        let time = now()
-        if let wait = await limiter.blocked(key, now: time) {
-            throw StoreError(
-                .tooManyRequests, "too_many_attempts",
-                "too many failed sign-ins for \(login): try again in \(wait / 60 + 1) minutes", retryAfter: Int(wait))
-        }
         // The same work whether or not the account exists, so timing does not tell.
         let account = try await repository.account(login: login)
+        let key = account.map(Self.attemptKey) ?? "login:" + login.lowercased()
+        try await countAttempt(key, "sign-ins for \(login)")
         let ok = await verify(password, hash: account?.passwordHash ?? Self.decoyHash)
         guard let account, ok else {
-            await limiter.failed(key, now: time)
             throw StoreError(.unauthorized, "wrong_credentials", "the login or the password is wrong")
         }
-        await limiter.succeeded(key)
+        try await repository.passwordAccepted(key: key)
         return (account, try await issue(account.id))
+    }
+
+    /// Password attempts are limited per account, however it is named (username or email) and
+    /// wherever the password is asked (signing in, changing email or password, deleting), and in
+    /// the database, so every store instance over it counts together: `loginAttempts` in
+    /// `loginWindowSeconds`, then 429 until the oldest leaves the window.
+    private func countAttempt(_ key: String, _ what: String) async throws {
+        if let wait = try await repository.passwordAttempt(
+            key: key, limit: configuration.loginAttempts, window: configuration.loginWindowSeconds, now: now())
+        {
+            throw StoreError(
+                .tooManyRequests, "too_many_attempts",
+                "too many wrong passwords in a row (\(what)): try again in \(wait / 60 + 1) minutes",
+                retryAfter: Int(wait))
+        }
+    }
+
+    static func attemptKey(_ account: Account) -> String { "account:\(account.id)" }
+
+    /// Checks the account's password, counting the attempt.
+    private func checkPassword(_ account: Account, _ password: String, _ what: String) async throws -> Bool {
+        try await countAttempt(Self.attemptKey(account), what)
+        guard await verify(password, hash: account.passwordHash) else { return false }
+        try await repository.passwordAccepted(key: Self.attemptKey(account))
+        return true
     }
 
     /// The account behind a bearer token.
@@ -92,7 +109,8 @@ public struct AccountService: Sendable {
         var changed = account
         if let username { changed.username = try AccountRules.username(username) }
         if email != nil || password != nil {
-            guard let currentPassword, await verify(currentPassword, hash: account.passwordHash) else {
+            guard let currentPassword, try await checkPassword(account, currentPassword, "changing your account")
+            else {
                 throw StoreError(
                     .forbidden, "wrong_password",
                     "give your current password (current_password) to change email or password")
@@ -111,7 +129,7 @@ public struct AccountService: Sendable {
     /// Deletes the account with its sessions, packs and runs; what it ran stays in its groups'
     /// totals (as former members'). Asks for the password.
     public func delete(_ account: Account, password: String) async throws {
-        guard await verify(password, hash: account.passwordHash) else {
+        guard try await checkPassword(account, password, "deleting your account") else {
             throw StoreError(.forbidden, "wrong_password", "give your password to delete the account")
         }
         try await repository.deleteAccount(id: account.id, now: now())
@@ -152,34 +170,4 @@ public struct AccountService: Sendable {
 
     /// A valid bcrypt hash of nothing anyone can type, checked when the login is unknown.
     static let decoyHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: 12)
-}
-
-/// Failed sign-ins per login in a sliding window; blocked after `attempts` failures until the
-/// oldest leaves the window. In memory: one store instance (a later step shares it through the
-/// database for several instances).
-actor LoginLimiter {
-    let attempts: Int
-    let window: Int64
-    private var failures: [String: [Int64]] = [:]
-
-    init(attempts: Int, window: Int64) {
-        self.attempts = attempts
-        self.window = window
-    }
-
-    /// Seconds to wait, when blocked.
-    func blocked(_ key: String, now: WallInstant) -> Int64? {
-        let t = now.nanosecondsSinceEpoch / nanosecondsPerSecond
-        let recent = (failures[key] ?? []).filter { $0 > t - window }
-        failures[key] = recent
-        guard recent.count >= attempts, let oldest = recent.first else { return nil }
-        return max(1, oldest + window - t)
-    }
-
-    func failed(_ key: String, now: WallInstant) {
-        failures[key, default: []].append(now.nanosecondsSinceEpoch / nanosecondsPerSecond)
-        if failures.count > 100_000 { failures.removeAll() }
-    }
-
-    func succeeded(_ key: String) { failures[key] = nil }
 }

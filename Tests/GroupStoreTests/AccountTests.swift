@@ -82,6 +82,64 @@ struct AccountTests {
     }
 
     @Test(
+        "Wrong passwords count per account across its names, the places a password is asked, and every store instance over the database",
+        arguments: Backend.available)
+    func rateLimitIsShared(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { first, repository in
+            let session = try await first.signUp("grace")
+            // A second instance of the store over the same database, as behind a load balancer.
+            let clock = harness.clock
+            let second = StoreApplication.make(
+                repository: repository, configuration: harness.configuration, logger: harness.logger,
+                now: { clock.now })
+            try await second.test(.live) { second in
+                for (client, login) in [
+                    (first, "grace"), (second, "grace@example.org"), (first, "GRACE"), (second, "grace"),
+                ] {
+                    let wrong = try await client.call(
+                        .post, "/v1/sessions", json: ["login": login, "password": "wrong password"])
+                    #expect(wrong.status == .unauthorized, "\(login)")
+                }
+                let change = try await second.call(
+                    .patch, "/v1/me", token: session,
+                    json: ["email": "grace@example.com", "current_password": "not my password"])
+                #expect(change.status == .forbidden && change.errorCode == "wrong_password")
+                for client in [first, second] {
+                    let limited = try await client.call(
+                        .post, "/v1/sessions",
+                        json: ["login": "grace@example.org", "password": "correct horse battery"])
+                    #expect(limited.status == .tooManyRequests && limited.errorCode == "too_many_attempts")
+                    #expect(limited.errorMessage.contains("try again in 15 minutes"))
+                    #expect((1...900).contains(Int(limited.headers[.retryAfter] ?? "") ?? 0))
+                    let delete = try await client.call(
+                        .delete, "/v1/me", token: session, json: ["password": "correct horse battery"])
+                    #expect(delete.status == .tooManyRequests, "deleting asks for the password too")
+                }
+                // Another account is not held up by grace's attempts.
+                _ = try await first.signUp("hedy")
+                #expect(
+                    try await second.call(
+                        .post, "/v1/sessions", json: ["login": "hedy", "password": "correct horse battery"]
+                    ).status == .ok)
+                // Once the window has passed the right password works, and clears the count.
+                clock.advance(seconds: 15 * 60 + 1)
+                #expect(
+                    try await second.call(
+                        .post, "/v1/sessions", json: ["login": "grace", "password": "correct horse battery"]
+                    ).status == .ok)
+                for _ in 0..<4 {
+                    _ = try await first.call(.post, "/v1/sessions", json: ["login": "grace", "password": "nope nope!"])
+                }
+                #expect(
+                    try await first.call(
+                        .post, "/v1/sessions", json: ["login": "grace", "password": "correct horse battery"]
+                    ).status == .ok)
+            }
+        }
+    }
+
+    @Test(
         "Changing the password asks for the current one and ends the other sessions; deleting needs it too",
         arguments: Backend.available)
     func changeAndDelete(_ backend: Backend) async throws {

@@ -133,6 +133,34 @@ extension StoreRepository {
         return found
     }
 
+    /// Counts a password attempt for `key` (an account, or a login that names none) and says
+    /// whether it may go ahead: `nil` if so, else the seconds until the oldest attempt in the
+    /// window leaves it. An attempt is counted before the password is checked, so attempts in
+    /// flight count too; `passwordAccepted` takes a key's attempts back. On PostgreSQL a
+    /// transaction lock on the key makes concurrent attempts count one after another, as
+    /// SQLite's single writer does.
+    func passwordAttempt(key: String, limit: Int, window seconds: Int64, now: WallInstant) async throws -> Int64? {
+        let t = now.nanosecondsSinceEpoch
+        let start = t - seconds * nanosecondsPerSecond
+        let dialect = database.dialect
+        return try await write { db in
+            if dialect == .postgres { try await db.query("SELECT pg_advisory_xact_lock(7242027, hashtext(?))", key) }
+            try await db.query("DELETE FROM password_attempt WHERE at_ns <= ?", start)
+            let recent = try await db.one(
+                "SELECT count(*) AS n, min(at_ns) AS oldest FROM password_attempt WHERE attempt_key = ? AND at_ns > ?",
+                key, start)
+            if let recent, recent.int("n") >= limit, let oldest = recent.optionalInt("oldest") {
+                return max(1, (oldest - start) / nanosecondsPerSecond)
+            }
+            try await db.query("INSERT INTO password_attempt (attempt_key, at_ns) VALUES (?, ?)", key, t)
+            return nil
+        }
+    }
+
+    func passwordAccepted(key: String) async throws {
+        try await write { db in try await db.query("DELETE FROM password_attempt WHERE attempt_key = ?", key) }
+    }
+
     func deleteToken(hash: String) async throws {
         try await write { db in try await db.query("DELETE FROM token WHERE hash = ?", hash) }
     }

@@ -122,6 +122,16 @@ enum Schema {
             sql: """
                 ALTER TABLE team ADD COLUMN auto_pass INT NOT NULL DEFAULT 0
                 """),
+        Migration(
+            version: 3, name: "password attempts counted in the database, shared by every store instance",
+            sql: """
+                CREATE TABLE password_attempt (
+                    attempt_key TEXT NOT NULL,
+                    at_ns INT NOT NULL
+                );
+                CREATE INDEX password_attempt_key ON password_attempt (attempt_key, at_ns);
+                CREATE INDEX password_attempt_at ON password_attempt (at_ns)
+                """),
     ]
 
     /// The migration's SQL in `dialect`.
