@@ -2,6 +2,8 @@ import Foundation
 import GroupStore
 import Hummingbird
 import HummingbirdTesting
+import Logging
+import Synchronization
 import Testing
 
 @Suite("Accounts and sign-in over HTTP")
@@ -190,4 +192,67 @@ struct AccountTests {
             #expect(text.contains("$2b$04$") || text.contains("$2a$04$") || text.contains("$2y$04$"), "a bcrypt hash")
         }
     }
+
+    @Test(
+        "No password and no token reaches the log, at trace level, through every route that takes one",
+        arguments: Backend.available)
+    func passwordsNeverLogged(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        let captured = CapturedLog()
+        var logger = Logger(label: "store.test") { _ in captured }
+        logger.logLevel = .trace
+        try await harness.withDatabase { database in
+            let repository = try await StoreRepository(database)
+            let app = StoreApplication.make(
+                repository: repository, configuration: harness.configuration, logger: logger)
+            try await app.test(.live) { client in
+                let first = "first secret phrase"
+                let second = "second secret phrase"
+                let session = try await client.signUp("ida", password: first)
+                _ = try await client.call(.post, "/v1/sessions", json: ["login": "ida", "password": "wrong \(first)"])
+                let signedIn = try await client.call(.post, "/v1/sessions", json: ["login": "ida", "password": first])
+                let other = try #require(signedIn["token"] as? String)
+                // A body that is not the route's JSON, with the password in it: refused, not logged.
+                _ = try await client.call(
+                    .post, "/v1/sessions", body: Array(#"{"login": "ida", "password": "\#(first)""#.utf8),
+                    contentType: "application/json")
+                _ = try await client.call(
+                    .patch, "/v1/me", token: session, json: ["password": second, "current_password": first])
+                _ = try await client.call(
+                    .post, "/login",
+                    body: Array("login=ida&password=\(second.replacingOccurrences(of: " ", with: "+"))".utf8),
+                    contentType: "application/x-www-form-urlencoded")
+                let device = try await DeviceTests.link(client, session)
+                _ = try await client.call(.get, "/v1/groups", token: device)
+                _ = try await client.call(.delete, "/v1/me", token: session, json: ["password": second])
+                let log = captured.text
+                #expect(!log.isEmpty, "trace logging reached the handler")
+                for secret in [first, second, session, other, device] {
+                    #expect(!log.contains(secret), "the log holds a secret: \(secret.prefix(6))…")
+                }
+            }
+        }
+    }
+}
+
+/// A log handler that keeps every message with its metadata, for tests that read the log.
+final class CapturedLog: LogHandler, @unchecked Sendable {
+    private let lines = Mutex<[String]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
+        file: String, function: String, line: UInt
+    ) {
+        let all = metadata.merging(extra ?? [:]) { $1 }
+        lines.withLock { $0.append("\(level) \(message) \(all)") }
+    }
+
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }
