@@ -7,8 +7,10 @@ import Testing
 
 /// The store's pages in a real browser (Debian's Chromium through chromedriver), on a phone-sized
 /// window, against a store on loopback: what a person does and sees, and that the page asks
-/// nothing of any other site.
-@Suite("The store's pages in Chromium", .enabled(if: SystemPrograms.runnable("chromium", "chromedriver")))
+/// nothing of any other site. One browser at a time: two beside the store's load tests would
+/// crowd CI's two cores.
+@Suite(
+    "The store's pages in Chromium", .serialized, .enabled(if: SystemPrograms.runnable("chromium", "chromedriver")))
 struct BrowserTests {
     @Test(
         "A person links a pack from the code it printed and reads the group's page: bar, baton, members, legs, nothing from elsewhere",

@@ -49,11 +49,11 @@ final class Browser: @unchecked Sendable {
             } catch {
                 last = "\(error)"
             }
-            if Date().timeIntervalSince(started) > 20 || !driver.isRunning {
+            if Date().timeIntervalSince(started) > 60 || !driver.isRunning {
                 let output = (try? String(contentsOfFile: driver.outputPath, encoding: .utf8)) ?? ""
                 driver.stop()
                 throw Failure(
-                    description: "chromedriver did not start within 20 s (\(last)): \(output.suffix(500))")
+                    description: "chromedriver did not start within 60 s (\(last)): \(output.suffix(500))")
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -79,8 +79,9 @@ final class Browser: @unchecked Sendable {
                 throw Failure(description: "chromedriver gave no session: \(reply)")
             }
             session = id
-            // Finding an element waits up to 5 s for it to appear.
-            _ = try await command("POST", "timeouts", ["implicit": 5000])
+            // Finding an element waits up to 15 s for it to appear (CI's store pass shares two cores
+            // with a thousand uploads).
+            _ = try await command("POST", "timeouts", ["implicit": 15000])
         } catch {
             driver.stop()
             throw error
@@ -98,7 +99,7 @@ final class Browser: @unchecked Sendable {
     /// Waits for the browser to be at a page whose address `matches`, fully loaded (a click on a
     /// form's button returns before the answer to the post has loaded); returns the address.
     @discardableResult
-    func waitFor(_ what: String, timeout: TimeInterval = 15, _ matches: (String) -> Bool) async throws -> String {
+    func waitFor(_ what: String, timeout: TimeInterval = 30, _ matches: (String) -> Bool) async throws -> String {
         let started = Date()
         while true {
             let current = try await url
