@@ -69,6 +69,19 @@ struct RunView: ResponseEncodable {
 
 struct RunList: ResponseEncodable {
     let runs: [RunView]
+    /// The next page's `cursor`, or null on the last page.
+    let nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case runs
+        case nextCursor = "next_cursor"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(runs, forKey: .runs)
+        try c.encode(nextCursor, forKey: .nextCursor)
+    }
 }
 
 /// Any JSON value: the runner's summary is kept as sent.
@@ -242,8 +255,17 @@ struct RunRoutes {
                 }
                 before = instant
             }
-            let runs = try await repository.runs(account: account.id, limit: limit, before: before)
-            return RunList(runs: runs.map { RunView($0.0, $0.1) })
+            var cursor: StoreRepository.RunCursor?
+            if let text = request.uri.queryParameters["cursor"].map(String.init) {
+                guard let parsed = StoreRepository.RunCursor(text) else {
+                    throw StoreError(
+                        .unprocessableContent, "invalid_cursor",
+                        "cursor is the next_cursor of a previous page, as it was given")
+                }
+                cursor = parsed
+            }
+            let page = try await repository.runs(account: account.id, limit: limit, before: before, after: cursor)
+            return RunList(runs: page.runs.map { RunView($0.0, $0.1) }, nextCursor: page.next?.text)
         }
         router.get("/v1/runs/:uuid") { request, context in
             let account = try await services.caller(request, device: true).account

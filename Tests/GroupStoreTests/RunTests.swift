@@ -117,6 +117,51 @@ struct RunTests {
         }
     }
 
+    @Test(
+        "Paging through runs with the cursor lists each run once, also runs that share a start time across pages",
+        arguments: Backend.available)
+    func paging(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let start = harness.clock.now.advanced(byNanoseconds: -86_400 * nanosecondsPerSecond)
+            // Seven runs: four start in the same second (two devices, a re-import…), three others.
+            var uploaded: [String] = []
+            for (index, offset) in [0, 0, 0, 0, 3600, 7200, -3600].enumerated() {
+                let uuid = UUID().uuidString.lowercased()
+                let file = RunFiles.fit(
+                    start: start.advanced(byNanoseconds: Int64(offset) * nanosecondsPerSecond), seconds: 300 + index,
+                    speed: 3)
+                #expect(try await client.upload(ada, uuid: uuid, file: file).status == .created)
+                uploaded.append(uuid)
+            }
+            var seen: [String] = []
+            var starts: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let query = "/v1/runs?limit=2" + (cursor.map { "&cursor=" + $0 } ?? "")
+                let page = try await client.call(.get, query, token: ada)
+                #expect(page.status == .ok, "\(page.json)")
+                let runs = try #require(page["runs"] as? [[String: Any]])
+                seen += runs.compactMap { $0["uuid"] as? String }
+                starts += runs.compactMap { $0["started_at"] as? String }
+                cursor = page["next_cursor"] as? String
+                pages += 1
+            } while cursor != nil && pages < 10
+            #expect(seen.count == 7 && Set(seen) == Set(uploaded), "each run once: \(seen)")
+            #expect(starts == starts.sorted(by: >), "newest start first")
+            #expect(pages == 4, "2 + 2 + 2 + 1")
+            // The last page says there is no next one; a cursor that is not one is refused.
+            let bad = try await client.call(.get, "/v1/runs?cursor=yesterday", token: ada)
+            #expect(bad.status == .unprocessableContent && bad.errorCode == "invalid_cursor")
+            // Another account's paging never reaches ada's runs, cursor or not.
+            let bob = try await client.signUp("bob")
+            let theirs = try await client.call(.get, "/v1/runs?limit=500&cursor=9223372036854775807.1", token: bob)
+            #expect((theirs["runs"] as? [Any])?.isEmpty == true && theirs["next_cursor"] is NSNull)
+        }
+    }
+
     @Test("Bad uploads get a clear error and store nothing", arguments: Backend.available)
     func badUploads(_ backend: Backend) async throws {
         let harness = try StoreHarness(backend)

@@ -233,27 +233,60 @@ extension StoreRepository {
     }
 
     /// The account's runs, newest first, with where each counted.
-    func runs(account: Int64, limit: Int, before: WallInstant?) async throws -> [(StoredRun, [RunCount])] {
-        try await read { db in
-            let runs = try await db.query(
+    /// Where a page of runs ends: its last run's start and id. The next page starts after it, so
+    /// runs that share a start time are neither skipped nor repeated at a page boundary.
+    struct RunCursor: Sendable, Equatable {
+        let started: Int64
+        let id: Int64
+
+        init(started: Int64, id: Int64) {
+            self.started = started
+            self.id = id
+        }
+
+        /// "STARTED_NS.ID", opaque to clients.
+        init?(_ text: String) {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 2, let started = Int64(parts[0]), let id = Int64(parts[1]) else { return nil }
+            self.init(started: started, id: id)
+        }
+
+        var text: String { "\(started).\(id)" }
+    }
+
+    /// A page of the account's runs, newest start first, with where each counted, and the cursor
+    /// of the next page when there may be one. `after` continues a page; `before` starts at a time.
+    func runs(
+        account: Int64, limit: Int, before: WallInstant?, after cursor: RunCursor?
+    ) async throws -> (
+        runs: [(StoredRun, [RunCount])], next: RunCursor?
+    ) {
+        let from = cursor ?? RunCursor(started: before?.nanosecondsSinceEpoch ?? Int64.max, id: 0)
+        return try await read { db in
+            let rows = try await db.query(
                 """
-                SELECT \(runColumns) FROM run WHERE account_id = ? AND started_ns < ?
+                SELECT \(runColumns) FROM run
+                WHERE account_id = ? AND (started_ns < ? OR (started_ns = ? AND id < ?))
                 ORDER BY started_ns DESC, id DESC LIMIT ?
-                """, account, before?.nanosecondsSinceEpoch ?? Int64.max, limit
+                """, account, from.started, from.started, cursor == nil ? 0 : from.id, limit + 1
             ).map(StoredRun.init)
+            let runs = Array(rows.prefix(limit))
             var counts: [Int64: [RunCount]] = [:]
-            for row in try await db.query(
-                """
-                SELECT run_team.*, team.name FROM run_team JOIN team ON team.id = run_team.team_id
-                JOIN run ON run.id = run_team.run_id
-                WHERE run.account_id = ? AND run.started_ns < ? AND run.started_ns >= ?
-                ORDER BY run_team.team_id
-                """, account, before?.nanosecondsSinceEpoch ?? Int64.max,
-                runs.last?.started.nanosecondsSinceEpoch ?? Int64.max)
-            {
-                counts[row.int("run_id"), default: []].append(Self.runCount(row))
+            if !runs.isEmpty {
+                let marks = Array(repeating: "?", count: runs.count).joined(separator: ", ")
+                for row in try await db.query(
+                    """
+                    SELECT run_team.*, team.name FROM run_team JOIN team ON team.id = run_team.team_id
+                    WHERE run_team.run_id IN (\(marks)) ORDER BY run_team.team_id
+                    """, runs.map { SQLValue.integer($0.id) })
+                {
+                    counts[row.int("run_id"), default: []].append(Self.runCount(row))
+                }
             }
-            return runs.map { ($0, counts[$0.id] ?? []) }
+            let next =
+                rows.count > limit
+                ? runs.last.map { RunCursor(started: $0.started.nanosecondsSinceEpoch, id: $0.id) } : nil
+            return (runs.map { ($0, counts[$0.id] ?? []) }, next)
         }
     }
 
