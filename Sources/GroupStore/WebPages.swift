@@ -16,13 +16,26 @@ struct WebPages {
         router.get("/") { request, _ in
             guard let account = try await signedIn(request) else { return Self.redirect("/login") }
             let groups = try await repository.groups(account: account.id)
+            let devices = try await repository.devices(account: account.id)
             return Self.page(
                 "Your groups",
-                groups.isEmpty
+                (groups.isEmpty
                     ? "<p>You are in no group yet. Create one or join one with an invite code (see the README).</p>"
                     : "<ul>"
                         + groups.map { "<li><a href=\"/groups/\($0.id)\">\(html($0.name))</a></li>" }.joined()
-                        + "</ul>", account: account)
+                        + "</ul>") + Self.packs(devices, now: services.now()), account: account)
+        }
+        router.post("/devices/:device/unlink") { request, context in
+            try checkOrigin(request)
+            guard let account = try await signedIn(request) else { return Self.redirect("/login") }
+            do {
+                try await repository.revokeDevice(try context.id("device", "pack"), account: account.id)
+                return Self.redirect("/")
+            } catch let error as StoreError where error.status == .notFound {
+                return Self.page(
+                    "Not found", "<p>You have no such pack: it may be unlinked already.</p>", status: .notFound,
+                    account: account)
+            }
         }
         router.get("/login") { request, _ in
             Self.page(
@@ -72,7 +85,7 @@ struct WebPages {
                     userCode: DeviceRoutes.normalize(code), account: account.id, now: services.now())
                 return Self.page(
                     "Pack linked",
-                    "<p>The pack <strong>\(html(name))</strong> is linked to your account. It will finish on its own in a few seconds.</p><p>You can unlink it at any time (DELETE /v1/devices/ID).</p>",
+                    "<p>The pack <strong>\(html(name))</strong> is linked to your account. It will finish on its own in a few seconds.</p><p>You can unlink it at any time from <a href=\"/\">your page</a>.</p>",
                     account: account)
             } catch let error as StoreError {
                 return Self.page(
@@ -163,6 +176,23 @@ struct WebPages {
         """
     }
 
+    /// The account's packs, each with a button that unlinks it: its token stops working at once.
+    static func packs(_ devices: [Device], now: WallInstant) -> String {
+        var out = "<h2>Your packs</h2>"
+        guard !devices.isEmpty else {
+            return out + "<p>No pack is linked. Run <code>handoff link</code> on the pack, then enter its code "
+                + "<a href=\"/device\">here</a>.</p>"
+        }
+        out += "<table id=\"packs\"><tr><th>Pack</th><th>Linked</th><th>Last heard</th><th></th></tr>"
+        for device in devices {
+            out +=
+                "<tr><td>\(html(device.name))</td><td>\(GroupPage.time(device.created))</td>"
+                + "<td>\(GroupPage.duration(now.nanosecondsSinceEpoch - device.lastSeen.nanosecondsSinceEpoch)) ago</td>"
+                + "<td><form method=\"post\" action=\"/devices/\(device.id)/unlink\"><button>Unlink</button></form></td></tr>"
+        }
+        return out + "</table><p><a href=\"/device\">Link another pack</a></p>"
+    }
+
     static func deviceForm(code: String) -> String {
         """
         <p>Enter the code your pack shows (<code>handoff link</code> prints it).</p>
@@ -213,6 +243,7 @@ struct WebPages {
         .bar div{background:#2a7;height:100%}table{border-collapse:collapse;width:100%}
         th,td{text-align:left;padding:.3em .5em;border-bottom:1px solid #ddd}td.n,th.n{text-align:right}
         .baton{font-size:1.1em;padding:.6em;background:#fff;border:1px solid #ddd;border-radius:4px}
+        td form{margin:0}
         """
 }
 

@@ -133,6 +133,21 @@ struct BrowserTests {
                 }
                 #expect(console.isEmpty, "console: \(console.map { "\($0.level) \($0.message)" })")
 
+                // The pack is on the person's page; its Unlink button ends its token at once.
+                try await browser.open(origin + "/")
+                let packs = try await browser.all("#packs tr")
+                #expect(packs.count == 2)
+                #expect(try await browser.text(packs[1]).hasPrefix("ada's pack"))
+                let homeWidth =
+                    try await browser.script(
+                        "return [document.documentElement.scrollWidth, window.innerWidth]") as? [Int]
+                #expect(homeWidth.map { $0[0] <= $0[1] } == true, "the page is \(homeWidth ?? []) px wide")
+                try save(try await browser.screenshot(), "home-page-\(backend.rawValue).png")
+                try await browser.click("#packs form button")
+                try await browser.waitFor("the person's page after unlinking") { $0 == origin + "/" }
+                #expect(try await browser.text("main").contains("No pack is linked"))
+                #expect(try await client.call(.get, "/v1/groups", token: token).status == .unauthorized)
+
                 // Signing out ends the session: the group's page asks to sign in again.
                 try await browser.click("form[action='/logout'] button")
                 try await browser.waitFor("the sign-in page after signing out") { $0 == origin + "/login" }

@@ -29,7 +29,7 @@ struct IsolationTests {
         case getGroup, patchGroup, deleteGroup, progress, removeMember, leave, rotation, baton, takeBaton,
             renewBaton, passBaton, releaseBaton, getRun, getRunFile, deleteRun, putRunOverOthers, revokeDevice,
             groupPage, listGroups, listRuns, listDevices, weeks, me, patchMe, deleteMe, signOut, signIn, signUp,
-            joinWithoutInvite, createGroup, approveDevice, devicePage, deviceToken, homePage
+            joinWithoutInvite, createGroup, approveDevice, devicePage, deviceToken, homePage, unlinkPage
         var testDescription: String { rawValue }
 
         /// The request, and the statuses that count as refused.
@@ -129,6 +129,10 @@ struct IsolationTests {
                 case .groupPage:
                     let page = try await client.call(.get, "/groups/\(w.groupB)", headers: [.cookie: w.adaCookie])
                     #expect(page.status == .notFound && !page.text.contains(">B<"))
+                case .unlinkPage:
+                    let reply = try await client.call(
+                        .post, "/devices/\(w.deviceB)/unlink", headers: [.cookie: w.adaCookie])
+                    #expect(reply.status == .notFound && !reply.text.contains("cyd"))
                 case .homePage:
                     let page = try await client.call(.get, "/", headers: [.cookie: w.adaCookie])
                     #expect(page.status == .ok && page.text.contains(">A<") && !page.text.contains(">B<"))

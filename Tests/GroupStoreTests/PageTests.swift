@@ -52,6 +52,44 @@ struct PageTests {
         }
     }
 
+    @Test(
+        "A person sees their packs on their page and unlinks one with a button: its token stops working at once",
+        arguments: Backend.available)
+    func packsPage(_ backend: Backend) async throws {
+        try await StoreHarness(backend).run { client in
+            let ada = try await client.signUp("ada")
+            let login = try await client.call(
+                .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
+                contentType: "application/x-www-form-urlencoded")
+            let cookie = String((login.headers[.setCookie] ?? "").split(separator: ";")[0])
+            let none = try await client.call(.get, "/", headers: [.cookie: cookie])
+            #expect(none.text.contains("No pack is linked") && none.text.contains("href=\"/device\""))
+
+            let token = try await DeviceTests.link(client, ada, name: "ada's <pack>")
+            let devices = try await client.call(.get, "/v1/devices", token: ada)
+            let id = try #require((devices["devices"] as? [[String: Any]])?.first?["id"] as? Int)
+            let home = try await client.call(.get, "/", headers: [.cookie: cookie])
+            #expect(home.text.contains("<td>ada&#39;s &lt;pack&gt;</td>"))
+            #expect(home.text.contains("action=\"/devices/\(id)/unlink\"><button>Unlink</button>"))
+
+            // Without a session: to sign in, and the pack stays linked.
+            let anonymous = try await client.call(.post, "/devices/\(id)/unlink")
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location] == "/login")
+            #expect(try await client.call(.get, "/v1/groups", token: token).status == .ok)
+            // From another site: refused.
+            let crossSite = try await client.call(
+                .post, "/devices/\(id)/unlink", headers: [.cookie: cookie, .origin: "https://evil.example"])
+            #expect(crossSite.status == .forbidden && crossSite.errorCode == "cross_site")
+
+            let unlinked = try await client.call(.post, "/devices/\(id)/unlink", headers: [.cookie: cookie])
+            #expect(unlinked.status == .seeOther && unlinked.headers[.location] == "/")
+            #expect(try await client.call(.get, "/v1/groups", token: token).status == .unauthorized)
+            #expect(try await client.call(.get, "/", headers: [.cookie: cookie]).text.contains("No pack is linked"))
+            let again = try await client.call(.post, "/devices/\(id)/unlink", headers: [.cookie: cookie])
+            #expect(again.status == .notFound && again.text.contains("no such pack"))
+        }
+    }
+
     @Test("openapi.json is OpenAPI 3.1, served as written, and lists exactly the routes the router has")
     func openAPICoversRoutes() async throws {
         let harness = try StoreHarness()
