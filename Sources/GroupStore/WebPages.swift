@@ -50,7 +50,7 @@ struct WebPages {
                     login: form["login"] ?? "", password: form["password"] ?? "")
                 var response = Self.redirect(next)
                 response.headers[.setCookie] =
-                    "\(Self.cookie)=\(issued.token); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)"
+                    "\(Self.cookie)=\(issued.token); Path=/; HttpOnly; SameSite=Strict\(secure); Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)"
                 return response
             } catch let error as StoreError {
                 var response = Self.page(
@@ -64,7 +64,7 @@ struct WebPages {
             try checkOrigin(request)
             if let token = Self.sessionCookie(request) { try await services.accounts.signOut(token: token) }
             var response = Self.redirect("/login")
-            response.headers[.setCookie] = "\(Self.cookie)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+            response.headers[.setCookie] = "\(Self.cookie)=; Path=/; HttpOnly; SameSite=Strict\(secure); Max-Age=0"
             return response
         }
         router.get("/device") { request, _ in
@@ -105,6 +105,11 @@ struct WebPages {
                 return Self.page("Not found", "<p>\(html(error.message))</p>", status: .notFound, account: account)
             }
         }
+    }
+
+    /// Behind TLS (a public URL that is https), the cookie is only ever sent over TLS.
+    var secure: String {
+        services.configuration.publicURL?.lowercased().hasPrefix("https://") == true ? "; Secure" : ""
     }
 
     /// The account of the browser's session cookie, if it is valid.
@@ -230,6 +235,8 @@ struct WebPages {
                 .contentSecurityPolicy:
                     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
                 .cacheControl: "no-store",
+                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                HTTPField.Name("Referrer-Policy")!: "same-origin",
             ], body: .init(byteBuffer: ByteBuffer(string: document)))
     }
 

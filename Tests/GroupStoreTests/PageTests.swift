@@ -1,5 +1,6 @@
 import Foundation
 import GroupStore
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -40,6 +41,9 @@ struct PageTests {
             // No scripts, images, fonts or styles from anywhere: the policy says so, and no
             // address in the page points off the site.
             #expect(page.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true)
+            #expect(page.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            #expect(page.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin")
+            #expect(login.headers[.setCookie]?.contains("HttpOnly; SameSite=Strict; Max-Age=") == true)
             #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"))
 
             let anonymous = try await client.call(.get, "/groups/\(id)")
@@ -87,6 +91,21 @@ struct PageTests {
             #expect(try await client.call(.get, "/", headers: [.cookie: cookie]).text.contains("No pack is linked"))
             let again = try await client.call(.post, "/devices/\(id)/unlink", headers: [.cookie: cookie])
             #expect(again.status == .notFound && again.text.contains("no such pack"))
+        }
+    }
+
+    @Test("Behind TLS (an https public URL) the session cookie is Secure")
+    func secureCookie() async throws {
+        var harness = try StoreHarness()
+        harness.configuration.publicURL = "https://club.example.org"
+        try await harness.run { client in
+            _ = try await client.signUp("ada")
+            let login = try await client.call(
+                .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
+                contentType: "application/x-www-form-urlencoded")
+            #expect(login.headers[.setCookie]?.contains("HttpOnly; SameSite=Strict; Secure; Max-Age=") == true)
+            let out = try await client.call(.post, "/logout")
+            #expect(out.headers[.setCookie]?.contains("; Secure; Max-Age=0") == true)
         }
     }
 
