@@ -73,7 +73,21 @@ struct WebPages {
                 let back = "/device" + (code.isEmpty ? "" : "?code=" + Self.percentEncode(code))
                 return Self.redirect("/login?next=" + Self.percentEncode(back))
             }
-            return Self.page("Link a pack", Self.deviceForm(code: code), account: account)
+            // RFC 8628 §5.4: a code that came in the address may have come from someone else, so
+            // say which pack asks, and link only when the person confirms.
+            var intro = ""
+            if !code.isEmpty {
+                if let name = try await repository.waitingDevice(
+                    userCode: DeviceRoutes.normalize(code), now: services.now())
+                {
+                    intro =
+                        "<p class=\"ask\">A pack named <strong>\(html(name))</strong> asks to be linked to your account, <strong>\(html(account.username))</strong>. Link it only if it is your pack showing this code now.</p>"
+                } else {
+                    intro =
+                        "<p class=\"error\">No pack is waiting with the code \(html(code)): check the code the pack shows, or run <code>handoff link</code> again (codes last 15 minutes).</p>"
+                }
+            }
+            return Self.page("Link a pack", intro + Self.deviceForm(code: code), account: account)
         }
         router.post("/device") { request, context in
             try checkOrigin(request)

@@ -57,6 +57,10 @@ struct BrowserTests {
                 try await browser.waitFor("the device page with the code") { $0 == origin + "/device?code=" + userCode }
                 let field = try await browser.find("input[name=user_code]")
                 #expect(try await browser.attribute(field, "value") == userCode, "the code is filled in")
+                #expect(
+                    try await browser.text(".ask")
+                        == "A pack named ada's pack asks to be linked to your account, ada. Link it only if it is your pack showing this code now.",
+                    "which pack asks is said before linking (RFC 8628 §5.4)")
                 try await browser.click("form[action='/device'] button")
                 try await browser.waitFor("the answer to the code") { $0 == origin + "/device" }
                 #expect(try await browser.text("h1") == "Pack linked")

@@ -140,6 +140,9 @@ struct DeviceTests {
 
             let page = try await client.call(.get, "/device?code=\(userCode)", headers: [.cookie: cookie])
             #expect(page.status == .ok && page.text.contains("value=\"\(userCode)\""))
+            #expect(page.text.contains("A pack named <strong>trail pack</strong> asks to be linked"))
+            let stale = try await client.call(.get, "/device?code=BBBB-BBBB", headers: [.cookie: cookie])
+            #expect(stale.status == .ok && stale.text.contains("No pack is waiting with the code BBBB-BBBB"))
             let crossSite = try await client.call(
                 .post, "/device", body: Array("user_code=\(userCode)".utf8),
                 contentType: "application/x-www-form-urlencoded",

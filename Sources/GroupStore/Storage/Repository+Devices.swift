@@ -58,6 +58,16 @@ extension StoreRepository {
         }
     }
 
+    /// The name a pack gave when it asked for `userCode`, while the code waits for a person.
+    func waitingDevice(userCode: String, now: WallInstant) async throws -> String? {
+        try await read { db in
+            try await db.one(
+                "SELECT name FROM device_code WHERE user_code = ? AND expires_ns > ? AND account_id IS NULL",
+                userCode, now.nanosecondsSinceEpoch
+            )?.text("name")
+        }
+    }
+
     /// One poll by the pack. Throws `expired_token` for unknown or expired codes. An approved
     /// code is consumed here: the device and its token are made in the same transaction, so a
     /// code yields one token.
