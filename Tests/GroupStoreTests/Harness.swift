@@ -154,6 +154,19 @@ extension TestClientProtocol {
         return reply.json["token"] as? String ?? ""
     }
 
+    /// Signs in through the web form, as a browser does; returns the reply and its session
+    /// cookie (`handoff_session=…`) to send back.
+    func webSignIn(
+        _ login: String, password: String = "correct horse battery"
+    ) async throws -> (
+        reply: Reply, cookie: String
+    ) {
+        let form = "login=\(login)&password=" + password.replacingOccurrences(of: " ", with: "+")
+        let reply = try await call(
+            .post, "/login", body: Array(form.utf8), contentType: "application/x-www-form-urlencoded")
+        return (reply, String((reply.headers[.setCookie] ?? "").split(separator: ";").first ?? ""))
+    }
+
     /// Creates a group owned by `token`'s account; returns its id and invite code.
     func createGroup(
         _ token: String, name: String = "Relay club", goal: Double = 100_000, lease: Double? = nil

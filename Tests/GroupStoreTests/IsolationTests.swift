@@ -83,10 +83,7 @@ struct IsolationTests {
         let deviceB = try #require(
             (try await client.call(.get, "/v1/devices", token: cyd)["devices"] as? [[String: Any]])?.first?["id"]
                 as? Int)
-        let login = try await client.call(
-            .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
-            contentType: "application/x-www-form-urlencoded")
-        let cookie = String((login.headers[.setCookie] ?? "").split(separator: ";")[0])
+        let cookie = try await client.webSignIn("ada").cookie
         return World(
             ada: ada, bob: bob, cyd: cyd, groupA: groupA, groupB: groupB, inviteB: inviteB, runB: runB,
             deviceB: deviceB, adaCookie: cookie, userCodeB: userCodeB, deviceCodeB: deviceCodeB)

@@ -23,10 +23,7 @@ struct PageTests {
                 file: RunFiles.fit(
                     start: harness.clock.now.advanced(byNanoseconds: 2_000_000_000), seconds: 1000, speed: 5))
             #expect(run["distance_m"] as? Double == 5000)
-            let login = try await client.call(
-                .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
-                contentType: "application/x-www-form-urlencoded")
-            let cookie = String((login.headers[.setCookie] ?? "").split(separator: ";")[0])
+            let (login, cookie) = try await client.webSignIn("ada")
 
             let page = try await client.call(.get, "/groups/\(id)", headers: [.cookie: cookie])
             #expect(page.status == .ok && page.headers[.contentType] == "text/html; charset=utf-8")
@@ -62,10 +59,7 @@ struct PageTests {
     func packsPage(_ backend: Backend) async throws {
         try await StoreHarness(backend).run { client in
             let ada = try await client.signUp("ada")
-            let login = try await client.call(
-                .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
-                contentType: "application/x-www-form-urlencoded")
-            let cookie = String((login.headers[.setCookie] ?? "").split(separator: ";")[0])
+            let cookie = try await client.webSignIn("ada").cookie
             let none = try await client.call(.get, "/", headers: [.cookie: cookie])
             #expect(none.text.contains("No pack is linked") && none.text.contains("href=\"/device\""))
 
@@ -100,9 +94,7 @@ struct PageTests {
         harness.configuration.publicURL = "https://club.example.org"
         try await harness.run { client in
             _ = try await client.signUp("ada")
-            let login = try await client.call(
-                .post, "/login", body: Array("login=ada&password=correct+horse+battery".utf8),
-                contentType: "application/x-www-form-urlencoded")
+            let login = try await client.webSignIn("ada").reply
             #expect(login.headers[.setCookie]?.contains("HttpOnly; SameSite=Strict; Secure; Max-Age=") == true)
             let out = try await client.call(.post, "/logout")
             #expect(out.headers[.setCookie]?.contains("; Secure; Max-Age=0") == true)
