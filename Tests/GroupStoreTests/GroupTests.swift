@@ -138,12 +138,21 @@ struct GroupTests {
                 try await client.join(token, invite)
                 tokens.append(token)
             }
+            // Each take on a connection of its own, all started together: the server has them in
+            // flight at once (on one shared connection it would answer them in turn).
+            let inFlight = InFlight()
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                 for token in tokens {
-                    group.addTask { try await client.call(.post, "/v1/groups/\(id)/baton/take", token: token) }
+                    group.addTask {
+                        try await inFlight.during {
+                            try await client.call(
+                                .post, "/v1/groups/\(id)/baton/take", token: token, ownConnection: true)
+                        }
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
+            #expect(inFlight.most > 10, "requests overlapped: at most \(inFlight.most) at once")
             let winners = replies.filter { $0.status == .ok }
             #expect(winners.count == 1)
             let holder = try #require(winners.first?["holder"] as? String)

@@ -122,9 +122,14 @@ struct Reply: @unchecked Sendable {
 }
 
 extension TestClientProtocol {
+    /// One request, its reply checked against openapi.json. The test client keeps one connection,
+    /// and a server answers one connection's requests in turn: requests meant to be in flight at
+    /// the same moment (the contention and storm tests) pass `ownConnection`, and each opens a
+    /// connection of its own.
     func call(
         _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: [String: Any]? = nil,
-        body: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:]
+        body: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:],
+        ownConnection: Bool = false
     ) async throws -> Reply {
         var headers: HTTPFields = [:]
         if json != nil { headers[.contentType] = "application/json" }
@@ -134,12 +139,29 @@ extension TestClientProtocol {
         let buffer =
             try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
             ?? body.map { ByteBuffer(bytes: $0) }
-        let reply = try await execute(uri: uri, method: method, headers: headers, body: buffer) { response in
-            let data = Data(buffer: response.body)
-            let isJSON = response.headers[.contentType]?.hasPrefix("application/json") == true
+        @Sendable func makeReply(
+            _ status: HTTPResponse.Status, _ headers: HTTPFields, _ body: ByteBuffer
+        ) throws -> Reply {
+            let data = Data(buffer: body)
+            let isJSON = headers[.contentType]?.hasPrefix("application/json") == true
             let object =
                 isJSON && !data.isEmpty ? (try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]) : [:]
-            return Reply(status: response.status, json: object, headers: response.headers, body: data)
+            return Reply(status: status, json: object, headers: headers, body: data)
+        }
+        let reply: Reply
+        let sent = headers
+        if ownConnection, let port {
+            let response = try await TestClient.withClient(
+                host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120))
+            ) { connection in
+                try await connection.execute(
+                    .init(uri, method: method, authority: "127.0.0.1:\(port)", headers: sent, body: buffer))
+            }
+            reply = try makeReply(response.head.status, response.head.headerFields, response.body ?? ByteBuffer())
+        } else {
+            reply = try await execute(uri: uri, method: method, headers: headers, body: buffer) { response in
+                try makeReply(response.status, response.headers, response.body)
+            }
         }
         try APIContract.check(method, uri, reply)
         return reply
@@ -187,7 +209,8 @@ extension TestClientProtocol {
 
     /// Uploads a file as multipart/form-data with a summary.
     func upload(
-        _ token: String, uuid: String, file: [UInt8], summary: String = #"{"source":"test"}"#
+        _ token: String, uuid: String, file: [UInt8], summary: String = #"{"source":"test"}"#,
+        ownConnection: Bool = false
     ) async throws -> Reply {
         let boundary = "handoff-\(UUID().uuidString)"
         var body = Array(
@@ -199,8 +222,9 @@ extension TestClientProtocol {
         body += file
         body += Array("\r\n--\(boundary)--\r\n".utf8)
         return try await call(
-            .put, "/v1/runs/\(uuid)", token: token, body: body, contentType: "multipart/form-data; boundary=\(boundary)"
-        )
+            .put, "/v1/runs/\(uuid)", token: token, body: body,
+            contentType: "multipart/form-data; boundary=\(boundary)",
+            ownConnection: ownConnection)
     }
 }
 
@@ -239,5 +263,21 @@ enum RunFiles {
     /// What the store will count for a FIT file: its distance, as the reader gives it, in mm.
     static func distanceMM(_ file: [UInt8]) throws -> Int64 {
         Int64((try ActivityFormat.fit.read(file).summary.statistics.distanceMeters * 1000).rounded())
+    }
+}
+
+/// Counts requests in flight together, and the most at any moment.
+final class InFlight: Sendable {
+    private let counts = Mutex<(now: Int, most: Int)>((0, 0))
+
+    var most: Int { counts.withLock { $0.most } }
+
+    func during<T>(_ body: () async throws -> T) async throws -> T {
+        counts.withLock {
+            $0.now += 1
+            $0.most = max($0.most, $0.now)
+        }
+        defer { counts.withLock { $0.now -= 1 } }
+        return try await body()
     }
 }

@@ -308,14 +308,27 @@ struct RunTests {
             // file may arrive first. Whichever is stored, its copies get 201/200 and the others 409.
             var generator = SeededGenerator(seed: 7)
             uploads.shuffle(using: &generator)
+            // Each upload on a connection of its own, 100 in flight at any moment (more than the
+            // server's listen backlog would be refused by the kernel, not by the store).
+            let inFlight = InFlight()
             let statuses = try await withThrowingTaskGroup(of: (Upload, Reply).self) { group in
-                for upload in uploads {
+                var results: [(Upload, Reply)] = []
+                for (index, upload) in uploads.enumerated() {
+                    if index >= 100, let done = try await group.next() { results.append(done) }
                     group.addTask {
-                        (upload, try await client.upload(upload.token, uuid: upload.uuid, file: upload.file))
+                        try await inFlight.during {
+                            (
+                                upload,
+                                try await client.upload(
+                                    upload.token, uuid: upload.uuid, file: upload.file, ownConnection: true)
+                            )
+                        }
                     }
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
+                for try await done in group { results.append(done) }
+                return results
             }
+            #expect(inFlight.most > 10, "uploads overlapped: at most \(inFlight.most) at once")
             #expect(statuses.count == 1000)
             #expect(statuses.allSatisfy { [.created, .ok, .conflict].contains($0.1.status) })
             let created = statuses.filter { $0.1.status == .created }
