@@ -11,6 +11,12 @@ let package = Package(
         .executable(name: "handoffd", targets: ["handoffd"]),
         .executable(name: "handoff", targets: ["handoff"]),
         .executable(name: "handoff-store", targets: ["handoff-store"]),
+        // The pure modules, for the fuzz targets in Fuzz/ (a package of its own; scripts/fuzz).
+        .library(name: "HandoffModel", targets: ["HandoffModel"]),
+        .library(name: "SensorCodecs", targets: ["SensorCodecs"]),
+        .library(name: "ActivityFormats", targets: ["ActivityFormats"]),
+        .library(name: "Recorder", targets: ["Recorder"]),
+        .library(name: "WebForms", targets: ["WebForms"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -24,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Declared for the products the store imports directly (Hummingbird brings them anyway).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // Pure modules: no I/O.
@@ -34,6 +43,8 @@ let package = Package(
         .target(name: "ActivityFormats", dependencies: ["HandoffModel"]),
         .target(name: "Recorder", dependencies: ["HandoffModel", "SensorCodecs"]),
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
+        // Web form bodies (multipart/form-data): pure, no Hummingbird or Foundation, so a fuzzer builds it alone.
+        .target(name: "WebForms"),
 
         // I/O adapters.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -83,13 +94,15 @@ let package = Package(
         .target(
             name: "GroupStore",
             dependencies: [
-                "HandoffModel", "ActivityFormats",
+                "HandoffModel", "ActivityFormats", "WebForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             resources: [.copy("Resources/openapi.json")]),
 
@@ -163,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "GroupStoreTests",
             dependencies: [
-                "GroupStore", "ActivityFormats", "HandoffModel", "TestSupport",
+                "GroupStore", "ActivityFormats", "HandoffModel", "TestSupport", "WebForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),

@@ -88,13 +88,15 @@ struct AccountRoutes {
         router.post("/v1/accounts") { request, context in
             let body = try await request.json(SignUp.self, context)
             let (account, issued) = try await accounts.signUp(
-                email: body.email, username: body.username, password: body.password)
+                email: body.email, username: body.username, password: body.password,
+                address: services.clientAddress(request, context))
             context.logger.info("Account created", metadata: ["account": "\(account.id)"])
             return EditedResponse(status: .created, response: SignedIn(account, issued))
         }
         router.post("/v1/sessions") { request, context in
             let body = try await request.json(SignIn.self, context)
-            let (account, issued) = try await accounts.signIn(login: body.login, password: body.password)
+            let (account, issued) = try await accounts.signIn(
+                login: body.login, password: body.password, address: services.clientAddress(request, context))
             return SignedIn(account, issued)
         }
         router.delete("/v1/sessions/current") { request, _ in
@@ -117,13 +119,14 @@ struct AccountRoutes {
             let body = try await request.json(Change.self, context)
             let changed = try await accounts.update(
                 account, token: token, username: body.username, email: body.email, password: body.password,
-                currentPassword: body.currentPassword)
+                currentPassword: body.currentPassword, address: services.clientAddress(request, context))
             return AccountView(changed)
         }
         router.delete("/v1/me") { request, context in
             let account = try await services.caller(request).account
             let body = try await request.json(Delete.self, context)
-            try await accounts.delete(account, password: body.password)
+            try await accounts.delete(
+                account, password: body.password, address: services.clientAddress(request, context))
             context.logger.info("Account deleted", metadata: ["account": "\(account.id)"])
             return HTTPResponse.Status.noContent
         }

@@ -1,5 +1,4 @@
 import Crypto
-import Dispatch
 import Foundation
 import HandoffModel
 import HummingbirdBcrypt
@@ -12,14 +11,30 @@ public struct AccountService: Sendable {
         /// bcrypt's cost (2^cost rounds): 12 takes a few hundred milliseconds, as intended.
         public var bcryptCost: UInt8 = 12
         public var sessionLifetimeSeconds: Int64 = 30 * 24 * 3600
+        /// Wrong passwords for one account (from one address, or from anywhere before an
+        /// address that has been guessing is refused) within `loginWindowSeconds`.
         public var loginAttempts = 5
+        /// Wrong passwords from one client address, whatever the account, in the same window.
+        public var addressAttempts = 20
         public var loginWindowSeconds: Int64 = 15 * 60
+        /// Accounts made from one client address within `signUpWindowSeconds`.
+        public var signUpsPerAddress = 10
+        public var signUpWindowSeconds: Int64 = 3600
+        /// bcrypt hashes computed at once; more wait in a queue of `bcryptQueue`, and beyond
+        /// that are answered `503` with `Retry-After`.
+        public var bcryptConcurrency = 2
+        public var bcryptQueue = 64
         public init() {}
     }
 
     let repository: StoreRepository
     let configuration: Configuration
     let now: @Sendable () -> WallInstant
+    /// Where bcrypt runs: off the cooperative pool, a bounded number at once.
+    let bcrypt: WorkLimiter
+    /// A valid bcrypt hash, at the configured cost, of nothing anyone can type: checked when the
+    /// login is unknown, so an unknown login costs what a known one does (and no more).
+    let decoyHash: String
 
     public init(
         repository: StoreRepository, configuration: Configuration = Configuration(),
@@ -28,6 +43,9 @@ public struct AccountService: Sendable {
         self.repository = repository
         self.configuration = configuration
         self.now = now
+        bcrypt = WorkLimiter(
+            name: "bcrypt", permits: configuration.bcryptConcurrency, queueLimit: configuration.bcryptQueue)
+        decoyHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: configuration.bcryptCost)
     }
 
     /// A new session token for `account`.
@@ -40,37 +58,56 @@ public struct AccountService: Sendable {
         }
     }
 
-    public func signUp(email: String, username: String, password: String) async throws -> (Account, Issued) {
+    /// A new account and its first session. Sign-ups are counted per client `address` before
+    /// any password is hashed.
+    public func signUp(
+        email: String, username: String, password: String, address: String
+    ) async throws -> (
+        Account, Issued
+    ) {
         let email = try AccountRules.email(email)
         let username = try AccountRules.username(username)
         try AccountRules.password(password)
-        let hash = await hashPassword(password)
+        if let wait = try await repository.countAttempt(
+            key: "signup:\(address)", limit: configuration.signUpsPerAddress,
+            windowSeconds: configuration.signUpWindowSeconds, now: now())
+        {
+            throw StoreError(
+                .tooManyRequests, "too_many_signups",
+                "too many accounts made from your address: try again in \(wait / 60 + 1) minutes", retryAfter: Int(wait)
+            )
+        }
+        let hash = try await hashPassword(password)
         let account = try await repository.createAccount(
             email: email, username: username, passwordHash: hash, now: now())
         return (account, try await issue(account.id))
     }
 
-    public func signIn(login: String, password: String) async throws -> (Account, Issued) {
+    /// A session for the account `login` names (username or e-mail), if `password` is its own.
+    public func signIn(login: String, password: String, address: String) async throws -> (Account, Issued) {
         // The same work whether or not the account exists, so timing does not tell.
         let account = try await repository.account(login: login)
-        let key = account.map(Self.attemptKey) ?? "login:" + login.lowercased()
-        try await countAttempt(key, "sign-ins for \(login)")
-        let ok = await verify(password, hash: account?.passwordHash ?? Self.decoyHash)
+        let key = account.map(Self.attemptKey) ?? "login:" + TextRules.key(login)
+        let time = now()
+        try await countAttempt(key, address, "sign-ins for \(login)", at: time)
+        let ok = try await verify(password, hash: account?.passwordHash ?? decoyHash)
         guard let account, ok else {
             throw StoreError(.unauthorized, "wrong_credentials", "the login or the password is wrong")
         }
-        try await repository.passwordAccepted(key: key)
+        try await repository.passwordAccepted(key: key, address: address, at: time)
         return (account, try await issue(account.id))
     }
 
     /// Password attempts are limited per account, however it is named (username or email) and
-    /// wherever the password is asked (signing in, changing email or password, deleting), and in
-    /// the database, so every store instance over it counts together: `loginAttempts` in
-    /// `loginWindowSeconds`, then 429 until the oldest leaves the window.
-    private func countAttempt(_ key: String, _ what: String) async throws {
-        if let wait = try await repository.passwordAttempt(
-            key: key, limit: configuration.loginAttempts, window: configuration.loginWindowSeconds, now: now())
-        {
+    /// wherever the password is asked (signing in, changing email or password, deleting), per
+    /// account and client address, and per address; all in the database, so every store instance
+    /// over it counts together (`StoreRepository.passwordAttempt` has the rule). Over a limit:
+    /// 429 until the oldest attempt leaves the window.
+    private func countAttempt(_ key: String, _ address: String, _ what: String, at time: WallInstant) async throws {
+        let limits = StoreRepository.PasswordLimits(
+            perAccount: configuration.loginAttempts, perAddress: configuration.addressAttempts,
+            windowSeconds: configuration.loginWindowSeconds)
+        if let wait = try await repository.passwordAttempt(key: key, address: address, limits: limits, now: time) {
             throw StoreError(
                 .tooManyRequests, "too_many_attempts",
                 "too many wrong passwords in a row (\(what)): try again in \(wait / 60 + 1) minutes",
@@ -81,10 +118,15 @@ public struct AccountService: Sendable {
     static func attemptKey(_ account: Account) -> String { "account:\(account.id)" }
 
     /// Checks the account's password, counting the attempt.
-    private func checkPassword(_ account: Account, _ password: String, _ what: String) async throws -> Bool {
-        try await countAttempt(Self.attemptKey(account), what)
-        guard await verify(password, hash: account.passwordHash) else { return false }
-        try await repository.passwordAccepted(key: Self.attemptKey(account))
+    private func checkPassword(
+        _ account: Account, _ password: String, _ what: String, _ address: String
+    )
+        async throws -> Bool
+    {
+        let time = now()
+        try await countAttempt(Self.attemptKey(account), address, what, at: time)
+        guard try await verify(password, hash: account.passwordHash) else { return false }
+        try await repository.passwordAccepted(key: Self.attemptKey(account), address: address, at: time)
         return true
     }
 
@@ -101,15 +143,16 @@ public struct AccountService: Sendable {
     public func signOut(token: String) async throws { try await repository.deleteToken(hash: Self.digest(token)) }
 
     /// Changes username, email or password; the current password is asked for all but the
-    /// username. A new password ends every other session.
+    /// username. A new password ends every other session and unlinks every pack.
     public func update(
         _ account: Account, token: String, username: String?, email: String?, password: String?,
-        currentPassword: String?
+        currentPassword: String?, address: String
     ) async throws -> Account {
         var changed = account
         if let username { changed.username = try AccountRules.username(username) }
         if email != nil || password != nil {
-            guard let currentPassword, try await checkPassword(account, currentPassword, "changing your account")
+            guard let currentPassword,
+                try await checkPassword(account, currentPassword, "changing your account", address)
             else {
                 throw StoreError(
                     .forbidden, "wrong_password",
@@ -119,17 +162,17 @@ public struct AccountService: Sendable {
         if let email { changed.email = try AccountRules.email(email) }
         if let password {
             try AccountRules.password(password)
-            changed.passwordHash = await hashPassword(password)
+            changed.passwordHash = try await hashPassword(password)
         }
         try await repository.updateAccount(changed)
-        if password != nil { try await repository.deleteSessions(account: account.id, keeping: Self.digest(token)) }
+        if password != nil { try await repository.endTokens(account: account.id, keeping: Self.digest(token)) }
         return changed
     }
 
     /// Deletes the account with its sessions, packs and runs; what it ran stays in its groups'
     /// totals (as former members'). Asks for the password.
-    public func delete(_ account: Account, password: String) async throws {
-        guard try await checkPassword(account, password, "deleting your account") else {
+    public func delete(_ account: Account, password: String, address: String) async throws {
+        guard try await checkPassword(account, password, "deleting your account", address) else {
             throw StoreError(.forbidden, "wrong_password", "give your password to delete the account")
         }
         try await repository.deleteAccount(id: account.id, now: now())
@@ -154,20 +197,22 @@ public struct AccountService: Sendable {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// bcrypt off the async threads: it is meant to be slow.
-    private func hashPassword(_ password: String) async -> String {
+    /// bcrypt off the async threads and bounded (it is meant to be slow): `503 busy` when the
+    /// queue is full.
+    private func hashPassword(_ password: String) async throws -> String {
         let cost = configuration.bcryptCost
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Bcrypt.hash(password, cost: cost)) }
+        do {
+            return try await bcrypt.run { Bcrypt.hash(password, cost: cost) }
+        } catch {
+            throw StoreError.busy("checking passwords")
         }
     }
 
-    private func verify(_ password: String, hash: String) async -> Bool {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Bcrypt.verify(password, hash: hash)) }
+    private func verify(_ password: String, hash: String) async throws -> Bool {
+        do {
+            return try await bcrypt.run { Bcrypt.verify(password, hash: hash) }
+        } catch {
+            throw StoreError.busy("checking passwords")
         }
     }
-
-    /// A valid bcrypt hash of nothing anyone can type, checked when the login is unknown.
-    static let decoyHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: 12)
 }

@@ -23,8 +23,9 @@ enum AccountRules {
     /// bcrypt reads only the first 72 bytes of a password: longer ones would be silently cut.
     static let maximumPasswordBytes = 72
 
+    /// An e-mail address in NFC and lower case; control and text-direction characters are a 400.
     static func email(_ raw: String) throws(StoreError) -> String {
-        let email = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let email = try TextRules.plain(raw, field: "email").trimmingCharacters(in: .whitespaces).lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
             !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: \.isWhitespace)
@@ -34,17 +35,25 @@ enum AccountRules {
         return email
     }
 
+    /// A username: ASCII letters, digits, dots, dashes and underscores only, judged on its
+    /// Unicode scalars (the Kelvin sign K lower-cases to "k" but is not one).
     static func username(_ raw: String) throws(StoreError) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_-.")
-        guard (3...32).contains(raw.count), raw.lowercased().allSatisfy(allowed.contains) else {
+        let name = try TextRules.plain(raw, field: "username")
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.".unicodeScalars)
+        guard (3...32).contains(name.unicodeScalars.count), name.unicodeScalars.allSatisfy(allowed.contains) else {
             throw StoreError(
                 .unprocessableContent, "invalid_username",
                 "a username is 3 to 32 letters, digits, dots, dashes or underscores")
         }
-        return raw
+        return name
     }
 
     static func password(_ password: String) throws(StoreError) {
+        guard !password.unicodeScalars.contains("\u{0}") else {
+            throw StoreError(
+                .unprocessableContent, "invalid_password",
+                "a password may not contain the NUL character (U+0000): bcrypt would ignore everything from it on")
+        }
         guard password.count >= minimumPasswordLength else {
             throw StoreError(
                 .unprocessableContent, "weak_password",

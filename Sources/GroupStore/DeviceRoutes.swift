@@ -101,12 +101,13 @@ struct DeviceRoutes {
         let repository = services.repository
         router.post("/v1/device/code") { request, context in
             let body = try await request.json(CodeRequest.self, context)
-            let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = try TextRules.plain(body.name, field: "name").trimmingCharacters(in: .whitespaces)
             guard (1...64).contains(name.count) else {
                 throw StoreError(
                     .unprocessableContent, "invalid_name",
                     "name the pack in 1 to 64 characters (it shows on your account)")
             }
+            try await services.limitDeviceCodes(address: services.clientAddress(request, context))
             let deviceCode = AccountService.randomToken()
             var generator = SystemRandomNumberGenerator()
             let userCode = String((0..<8).map { _ in Self.userCodeAlphabet.randomElement(using: &generator)! })
@@ -144,6 +145,7 @@ struct DeviceRoutes {
         router.post("/v1/device/approve") { request, context in
             let account = try await services.caller(request).account
             let body = try await request.json(Approve.self, context)
+            try await services.limitDeviceApprovals(account: account.id)
             let name = try await repository.approveDevice(
                 userCode: Self.normalize(body.userCode), account: account.id, now: services.now())
             return Approved(name: name)
@@ -161,10 +163,37 @@ struct DeviceRoutes {
 }
 
 extension Services {
-    /// Where people reach this store: the configured public URL, or the request's own host.
+    /// Where people reach this store: the configured public URL, or the address it listens on.
+    /// Never the request's `Host`: a client could put another site there, and the pack shows
+    /// the address to its runner as the place to type the code.
     func origin(_ request: Request) -> String {
         if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
-        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return "http://\(host)"
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "http://\(host):\(listening.port ?? configuration.port)"
+    }
+
+    /// RFC 8628 §5.2: device codes asked for from one address are limited (each is a row).
+    func limitDeviceCodes(address: String) async throws {
+        if let wait = try await repository.countAttempt(
+            key: "device-code:\(address)", limit: configuration.deviceCodesPerAddress,
+            windowSeconds: configuration.deviceWindowSeconds, now: now())
+        {
+            throw StoreError(
+                .tooManyRequests, "too_many_codes",
+                "too many packs asked to link from your address: try again in \(wait / 60 + 1) minutes",
+                retryAfter: Int(wait))
+        }
+    }
+
+    /// RFC 8628 §5.1: user codes entered by one account are limited, so codes cannot be guessed.
+    func limitDeviceApprovals(account: Int64) async throws {
+        if let wait = try await repository.countAttempt(
+            key: "device-approve:\(account)", limit: configuration.deviceApprovalsPerAccount,
+            windowSeconds: configuration.deviceWindowSeconds, now: now())
+        {
+            throw StoreError(
+                .tooManyRequests, "too_many_attempts",
+                "too many codes entered: try again in \(wait / 60 + 1) minutes", retryAfter: Int(wait))
+        }
     }
 }

@@ -241,7 +241,7 @@ struct GroupRoutes {
     }
 
     static func name(_ raw: String) throws(StoreError) -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = try TextRules.plain(raw, field: "name").trimmingCharacters(in: .whitespaces)
         guard (1...80).contains(name.count) else {
             throw StoreError(.unprocessableContent, "invalid_name", "a group's name is 1 to 80 characters")
         }
@@ -265,8 +265,14 @@ struct GroupRoutes {
         guard instant > now else {
             throw StoreError(.unprocessableContent, "invalid_deadline", "the deadline \(text) has passed already")
         }
+        guard instant < latestDeadline else {
+            throw StoreError(.unprocessableContent, "invalid_deadline", "a deadline is before the year 2100")
+        }
         return instant
     }
+
+    /// 2100-01-01T00:00:00Z: times after it are refused (stored times stay far from overflow).
+    static let latestDeadline = WallInstant(nanosecondsSinceEpoch: 4_102_444_800 * nanosecondsPerSecond)
 
     static func lease(_ hours: Double) throws(StoreError) -> Int64 {
         guard hours.isFinite, hours >= 1.0 / 60, hours <= 24 * 14 else {
@@ -361,7 +367,7 @@ struct GroupRoutes {
             let id = try context.id("group", "group")
             let name = context.parameters.get("username") ?? ""
             let member: Int64
-            if name == "me" || name.lowercased() == account.username.lowercased() {
+            if name == "me" || TextRules.key(name) == TextRules.key(account.username) {
                 member = account.id
             } else {
                 guard let other = try await repository.account(username: name) else {

@@ -4,6 +4,8 @@ import Foundation
 import HTTPTypes
 import HandoffModel
 import Hummingbird
+import Logging
+import WebForms
 
 struct RunView: ResponseEncodable {
     struct Counted: Encodable {
@@ -147,7 +149,12 @@ struct RunRoutes {
     /// `file` part and an optional `summary` part (a JSON object), or the file itself as the body.
     static func upload(_ body: [UInt8], contentType: String?) throws(StoreError) -> (file: [UInt8], summary: String) {
         guard let contentType, let boundary = MultipartForm.boundary(contentType) else { return (body, "{}") }
-        let form = try MultipartForm(body, boundary: boundary)
+        let form: MultipartForm
+        do {
+            form = try MultipartForm(body, boundary: boundary)
+        } catch {
+            throw StoreError(.badRequest, "bad_multipart", "the multipart/form-data body is malformed: \(error)")
+        }
         guard let file = form["file"] else {
             throw StoreError(
                 .unprocessableContent, "missing_file",
@@ -196,28 +203,79 @@ struct RunRoutes {
         }
         let statistics = activity.summary.statistics
         let earliest = WallInstant(secondsSinceEpoch: 946_684_800)  // 2000-01-01
-        guard activity.start >= earliest, activity.start <= now.advanced(byNanoseconds: 86_400 * nanosecondsPerSecond)
-        else {
+        guard activity.start >= earliest else {
             throw StoreError(
                 .unprocessableContent, "implausible_run",
-                "the run starts at \(iso(activity.start)): check the device's clock (runs from 2000 until tomorrow are accepted)"
+                "the run starts at \(iso(activity.start)), before 2000: check the device's clock")
+        }
+        guard activity.start <= now.advanced(byNanoseconds: clockSkewSeconds * nanosecondsPerSecond) else {
+            throw StoreError(
+                .unprocessableContent, "implausible_run",
+                "the run starts at \(iso(activity.start)), more than \(clockSkewSeconds / 60) minutes after the store's clock (\(iso(now))): check the device's clock"
             )
         }
         let distance = statistics.distanceMeters
-        guard distance.isFinite, distance >= 0, distance <= 1_000_000, activity.summary.elapsedSeconds.isFinite,
-            activity.summary.elapsedSeconds >= 0, activity.summary.elapsedSeconds <= 30 * 86_400
-        else {
+        guard distance.isFinite, distance >= 0, distance <= 1_000_000 else {
             throw StoreError(
-                .unprocessableContent, "implausible_run",
-                "the run's distance (\(distance) m) or duration (\(activity.summary.elapsedSeconds) s) is not one a runner makes"
+                .unprocessableContent, "implausible_run", "the run's distance (\(distance) m) is not one a runner makes"
             )
         }
         let digest = SHA256.hash(data: Data(file)).map { String(format: "%02x", $0) }.joined()
         return NewRun(
-            uuid: uuid, started: activity.start, elapsedMS: Int64((activity.summary.elapsedSeconds * 1000).rounded()),
-            timerMS: Int64((statistics.timerSeconds * 1000).rounded()), distanceMM: Int64((distance * 1000).rounded()),
-            sport: activity.sport.rawValue, format: format.rawValue, sha256: digest, file: file, summary: summary,
-            batonClaim: batonClaim(summary))
+            uuid: uuid, started: activity.start,
+            elapsedMS: try milliseconds(activity.summary.elapsedSeconds, "elapsed time"),
+            timerMS: try milliseconds(statistics.timerSeconds, "timer time"),
+            distanceMM: try checked((distance * 1000).rounded(), "distance"), sport: activity.sport.rawValue,
+            format: format.rawValue, sha256: digest, file: file, summary: summary, batonClaim: batonClaim(summary))
+    }
+
+    /// How far ahead of the store's clock a run may start (a device's clock may be a little fast).
+    static let clockSkewSeconds: Int64 = 10 * 60
+
+    /// A duration from a file, in whole milliseconds: finite, from 0 to 30 days, else a 422
+    /// naming the field (a file may say 1e300 seconds; converting that would trap).
+    static func milliseconds(_ seconds: Double, _ field: String) throws(StoreError) -> Int64 {
+        guard seconds.isFinite, seconds >= 0, seconds <= 30 * 86_400 else {
+            throw StoreError(
+                .unprocessableContent, "implausible_run",
+                "the run's \(field) (\(seconds) s) is not one a runner makes: from 0 to 30 days")
+        }
+        return try checked((seconds * 1000).rounded(), field)
+    }
+
+    /// `value` as an integer, or a 422 naming the field: never a trap.
+    static func checked(_ value: Double, _ field: String) throws(StoreError) -> Int64 {
+        guard let integer = Int64(exactly: value) else {
+            throw StoreError(.unprocessableContent, "implausible_run", "the run's \(field) (\(value)) is out of range")
+        }
+        return integer
+    }
+
+    /// Collects the multipart form and reads the activity file on the upload workers, off the
+    /// cooperative pool: a large or hostile file slows only its own request. The log line comes
+    /// first, so if reading ever ended the process, the journal names the uploader and the file.
+    func read(
+        _ body: [UInt8], contentType: String?, uuid: String, account: Int64, logger: Logger
+    ) async throws -> NewRun {
+        let now = services.now()
+        let result: Result<NewRun, StoreError>
+        do {
+            result = try await services.uploads.run {
+                Result { () throws(StoreError) -> NewRun in
+                    let (file, summary) = try Self.upload(body, contentType: contentType)
+                    logger.info(
+                        "Reading an uploaded run",
+                        metadata: [
+                            "account": "\(account)", "run": "\(uuid)", "bytes": "\(file.count)",
+                            "format": "\(ActivityFormat.sniff(file)?.rawValue ?? "unknown")",
+                        ])
+                    return try Self.parse(uuid, file, summary: summary, now: now)
+                }
+            }
+        } catch {
+            throw StoreError.busy("reading uploads")
+        }
+        return try result.get()
     }
 
     func register(_ router: RouteRecorder) {
@@ -227,8 +285,9 @@ struct RunRoutes {
             let uuid = try Self.uuid(context)
             var request = request
             let buffer = try await request.collectBody(upTo: services.configuration.maxRunBytes)
-            let (file, summary) = try Self.upload(Array(buffer: buffer), contentType: request.headers[.contentType])
-            let run = try Self.parse(uuid, file, summary: summary, now: services.now())
+            let run = try await read(
+                Array(buffer: buffer), contentType: request.headers[.contentType], uuid: uuid, account: account.id,
+                logger: context.logger)
             let (stored, counts, created) = try await repository.putRun(run, account: account.id, now: services.now())
             if created {
                 context.logger.info(

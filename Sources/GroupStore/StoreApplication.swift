@@ -7,10 +7,15 @@ import NIOCore
 import Synchronization
 
 /// The request context of every route: JSON bodies up to 64 kB (uploads read their own larger
-/// bodies), and JSON answers with sorted keys.
+/// bodies), JSON answers with sorted keys, and the peer's address (for the per-address limits).
 public struct StoreContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    public init(source: ApplicationRequestContextSource) { coreContext = .init(source: source) }
+    /// The TCP peer: the client, or the reverse proxy in front of the store.
+    public let remoteAddress: SocketAddress?
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
     public var maxUploadSize: Int { 64 * 1024 }
     public var responseEncoder: JSONEncoder { StoreJSON.encoder }
 }
@@ -26,8 +31,28 @@ public enum StoreApplication {
         /// The largest activity file accepted.
         public var maxRunBytes = 32 * 1024 * 1024
         /// The address people open for the device page, when the store is behind a proxy;
-        /// otherwise made from the request's Host.
+        /// otherwise the address the store listens on (never the request's Host, which the
+        /// client chooses).
         public var publicURL: String?
+        /// A connection that has not sent a whole request head this long after connecting is
+        /// closed (`HeaderTimeoutHandler`): a client that connects and trickles holds nothing.
+        public var headerTimeout: Duration = .seconds(10)
+        /// A kept-alive connection that has sent no whole request part this long after its
+        /// previous response (or, mid-head, after its last part) is closed (Hummingbird's
+        /// `idleTimeout`).
+        public var idleTimeout: Duration = .seconds(300)
+        /// The reverse proxy's address: requests from it are counted under the last address of
+        /// their `X-Forwarded-For`. Unset, that header is ignored.
+        public var trustedProxy: String?
+        /// Uploaded activity files read at once, off the cooperative pool; more wait in a queue
+        /// of `uploadQueue`, beyond which uploads are answered `503` with `Retry-After`.
+        public var uploadConcurrency = 2
+        public var uploadQueue = 256
+        /// Device codes asked for from one client address, and wrong user codes entered by one
+        /// account, within `deviceWindowSeconds` (RFC 8628 §5.1, §5.2).
+        public var deviceCodesPerAddress = 30
+        public var deviceApprovalsPerAccount = 10
+        public var deviceWindowSeconds: Int64 = 15 * 60
         public init() {}
     }
 
@@ -47,11 +72,21 @@ public enum StoreApplication {
         let known = KnownRoutes()
         router.add(middleware: ErrorMiddleware(known: known))
         let recorder = RouteRecorder(router)
-        register(recorder, Services(repository: repository, configuration: configuration, now: now))
+        let services = Services(repository: repository, configuration: configuration, now: now)
+        register(recorder, services)
         known.set(recorder.recorded)
+        let header = TimeAmount(configuration.headerTimeout)
         return Application(
             router: router,
+            // Hummingbird closes a connection that has read no whole request part for
+            // `idleTimeout`, unless a response is under way; ours closes one whose first head is
+            // late.
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [HeaderTimeoutHandler(timeout: header)],
+                    idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in services.listening.set(channel.localAddress) },
             logger: logger)
     }
 
@@ -70,12 +105,15 @@ public enum StoreApplication {
     }
 }
 
-/// What routes share: the repository, the account service, the clock and the configuration.
+/// What routes share: the repository, the account service, the clock, the configuration, where
+/// uploads are read, and the address the server listens on.
 struct Services: Sendable {
     let repository: StoreRepository
     let accounts: AccountService
     let configuration: StoreApplication.Configuration
     let now: @Sendable () -> WallInstant
+    let uploads: WorkLimiter
+    let listening = ListeningAddress()
 
     init(
         repository: StoreRepository, configuration: StoreApplication.Configuration,
@@ -85,6 +123,8 @@ struct Services: Sendable {
         self.configuration = configuration
         self.now = now
         accounts = AccountService(repository: repository, configuration: configuration.accounts, now: now)
+        uploads = WorkLimiter(
+            name: "uploads", permits: configuration.uploadConcurrency, queueLimit: configuration.uploadQueue)
     }
 
     /// The caller, from the bearer token. `device` says whether a pack's token may do this.
@@ -123,6 +163,21 @@ final class RouteRecorder {
     func put(_ path: String, _ handler: @escaping Handler) { on(.put, path, handler) }
     func patch(_ path: String, _ handler: @escaping Handler) { on(.patch, path, handler) }
     func delete(_ path: String, _ handler: @escaping Handler) { on(.delete, path, handler) }
+}
+
+extension TimeAmount {
+    /// A Swift `Duration` in NIO's nanoseconds.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
+    }
+}
+
+/// The address the server is bound to, once it is (the port may have been 0).
+final class ListeningAddress: Sendable {
+    private let address = Mutex<SocketAddress?>(nil)
+    func set(_ value: SocketAddress?) { address.withLock { $0 = value } }
+    var port: Int? { address.withLock { $0?.port } }
 }
 
 struct Health: ResponseEncodable {

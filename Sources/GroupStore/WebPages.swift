@@ -26,7 +26,7 @@ struct WebPages {
                         + "</ul>") + Self.packs(devices, now: services.now()), account: account)
         }
         router.post("/devices/:device/unlink") { request, context in
-            try checkOrigin(request)
+            if let refused = refusedOrigin(request) { return refused }
             guard let account = try await signedIn(request) else { return Self.redirect("/login") }
             do {
                 try await repository.revokeDevice(try context.id("device", "pack"), account: account.id)
@@ -42,12 +42,13 @@ struct WebPages {
                 "Sign in", Self.loginForm(next: Self.safeNext(request.uri.queryParameters["next"].map(String.init))))
         }
         router.post("/login") { request, context in
-            try checkOrigin(request)
+            if let refused = refusedOrigin(request) { return refused }
             let form = try await Self.form(request, context)
             let next = Self.safeNext(form["next"])
             do {
                 let (_, issued) = try await services.accounts.signIn(
-                    login: form["login"] ?? "", password: form["password"] ?? "")
+                    login: form["login"] ?? "", password: form["password"] ?? "",
+                    address: services.clientAddress(request, context))
                 var response = Self.redirect(next)
                 response.headers[.setCookie] =
                     "\(Self.cookie)=\(issued.token); Path=/; HttpOnly; SameSite=Strict\(secure); Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)"
@@ -61,7 +62,7 @@ struct WebPages {
             }
         }
         router.post("/logout") { request, _ in
-            try checkOrigin(request)
+            if let refused = refusedOrigin(request) { return refused }
             if let token = Self.sessionCookie(request) { try await services.accounts.signOut(token: token) }
             var response = Self.redirect("/login")
             response.headers[.setCookie] = "\(Self.cookie)=; Path=/; HttpOnly; SameSite=Strict\(secure); Max-Age=0"
@@ -90,11 +91,12 @@ struct WebPages {
             return Self.page("Link a pack", intro + Self.deviceForm(code: code), account: account)
         }
         router.post("/device") { request, context in
-            try checkOrigin(request)
+            if let refused = refusedOrigin(request) { return refused }
             guard let account = try await signedIn(request) else { return Self.redirect("/login?next=/device") }
             let form = try await Self.form(request, context)
             let code = form["user_code"] ?? ""
             do {
+                try await services.limitDeviceApprovals(account: account.id)
                 let name = try await repository.approveDevice(
                     userCode: DeviceRoutes.normalize(code), account: account.id, now: services.now())
                 return Self.page(
@@ -102,9 +104,11 @@ struct WebPages {
                     "<p>The pack <strong>\(html(name))</strong> is linked to your account. It will finish on its own in a few seconds.</p><p>You can unlink it at any time from <a href=\"/\">your page</a>.</p>",
                     account: account)
             } catch let error as StoreError {
-                return Self.page(
+                var response = Self.page(
                     "Link a pack", "<p class=\"error\">\(html(error.message))</p>" + Self.deviceForm(code: code),
                     status: error.status, account: account)
+                if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+                return response
             }
         }
         router.get("/groups/:group") { request, context in
@@ -134,16 +138,20 @@ struct WebPages {
         return credential.account
     }
 
-    /// A form posted from another site is refused (SameSite=Strict already keeps the cookie
-    /// away; this covers browsers that ignore it).
-    func checkOrigin(_ request: Request) throws(StoreError) {
-        guard let origin = request.headers[.origin], origin != "null" else { return }
+    /// A form posted from another site is refused with a page that says so (SameSite=Strict
+    /// already keeps the cookie away; this covers browsers that ignore it). `Origin: null`
+    /// (a sandboxed frame, a `data:` page, some redirects) is another site too: nil means go on.
+    func refusedOrigin(_ request: Request) -> Response? {
+        guard let origin = request.headers[.origin] else { return nil }
         // The host must be ours; the scheme may differ behind a TLS proxy.
         let host = origin.split(separator: "://", maxSplits: 1).last.map(String.init) ?? origin
         let ours = services.origin(request).split(separator: "://", maxSplits: 1).last.map(String.init) ?? ""
-        guard host == ours || host == request.head.authority else {
-            throw StoreError(.forbidden, "cross_site", "this form can only be sent from the store's own pages")
-        }
+        if origin != "null", host == ours || host == request.head.authority { return nil }
+        return Self.page(
+            "Not sent",
+            "<p class=\"error\">This form was sent from a page that is not the store's own "
+                + "(its origin is \(html(origin))), so it was not acted on. If you meant to send it, open "
+                + "<a href=\"/\">the store</a> and send it from there.</p>", status: .forbidden)
     }
 
     static func sessionCookie(_ request: Request) -> String? {
@@ -156,9 +164,14 @@ struct WebPages {
         return nil
     }
 
-    /// Only a path on this site: never another host (`//evil`, `https://…`).
+    /// Only a path on this site, else "/": it starts with one "/" and is printable ASCII with no
+    /// space and no backslash. So never another host: not `//evil`, `/\\evil`, `https://…`, nor
+    /// `/<TAB>/evil`, which a browser reads as `//evil` because URL parsing drops tabs and line
+    /// breaks (WHATWG URL §4.4).
     static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return "/" }
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"),
+            next.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) && $0 != "\\" })
+        else { return "/" }
         return next
     }
 

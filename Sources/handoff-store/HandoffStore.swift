@@ -12,7 +12,8 @@ struct HandoffStore: AsyncParsableCommand {
         discussion: """
             Starts with no configuration: SQLite in the data directory, listening on 127.0.0.1:8080. \
             Every option has an environment variable twin (HANDOFF_STORE_HOST, _PORT, _DATA, _DATABASE, \
-            _PUBLIC_URL).
+            _PUBLIC_URL, _HEADER_TIMEOUT, _IDLE_TIMEOUT, _TRUSTED_PROXY). Listening on every address (0.0.0.0 or ::) needs \
+            --public-url: the store tells packs where people link them, and will not guess it.
             """,
         version: StoreVersion.current)
 
@@ -36,6 +37,28 @@ struct HandoffStore: AsyncParsableCommand {
     @Option(help: "The address people open, when the store is behind a proxy (HANDOFF_STORE_PUBLIC_URL).")
     var publicURL: String?
 
+    @Option(
+        help: """
+            Seconds a new connection may take to send its first whole request head before it is \
+            closed (HANDOFF_STORE_HEADER_TIMEOUT; default 10).
+            """)
+    var headerTimeout: Double?
+
+    @Option(
+        help: """
+            Seconds a kept-alive connection may stay idle between requests before it is closed \
+            (HANDOFF_STORE_IDLE_TIMEOUT; default 300).
+            """)
+    var idleTimeout: Double?
+
+    @Option(
+        help: """
+            The reverse proxy's IP address: requests from it are counted, for the per-address limits, \
+            under the last address of their X-Forwarded-For (HANDOFF_STORE_TRUSTED_PROXY; unset, the \
+            header is ignored).
+            """)
+    var trustedProxy: String?
+
     @Option(help: "Hours a baton stays with a holder whose pack has gone quiet, unless a group sets its own.")
     var batonLeaseHours: Double = 6
 
@@ -57,7 +80,26 @@ struct HandoffStore: AsyncParsableCommand {
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("bcrypt's cost is from 4 to 31") }
         configuration.accounts.bcryptCost = bcryptCost
-        configuration.publicURL = publicURL ?? environment["HANDOFF_STORE_PUBLIC_URL"]
+        configuration.publicURL = (publicURL ?? environment["HANDOFF_STORE_PUBLIC_URL"]).flatMap {
+            $0.isEmpty ? nil : $0
+        }
+        if configuration.publicURL == nil, ["0.0.0.0", "::", "[::]", "*", ""].contains(configuration.host) {
+            throw ValidationError(
+                "listening on every address (\(configuration.host)) needs --public-url: the address people open to link a pack"
+            )
+        }
+        if let timeout = try Self.seconds(headerTimeout, environment["HANDOFF_STORE_HEADER_TIMEOUT"], "header") {
+            configuration.headerTimeout = timeout
+        }
+        if let timeout = try Self.seconds(idleTimeout, environment["HANDOFF_STORE_IDLE_TIMEOUT"], "idle") {
+            configuration.idleTimeout = timeout
+        }
+        if let proxy = trustedProxy ?? environment["HANDOFF_STORE_TRUSTED_PROXY"], !proxy.isEmpty {
+            guard ClientAddress.isIPAddress(proxy) else {
+                throw ValidationError("the trusted proxy is an IP address such as 127.0.0.1 or ::1, not \(proxy)")
+            }
+            configuration.trustedProxy = proxy
+        }
         guard batonLeaseHours >= 1.0 / 60, batonLeaseHours <= 336 else {
             throw ValidationError("the baton lease is from 1/60 hour (a minute) to 336 hours")
         }
@@ -87,6 +129,15 @@ struct HandoffStore: AsyncParsableCommand {
             throw error
         }
         await postgres?.shutdown()
+    }
+
+    /// A time-out from its flag or else its environment twin: 0.1 to 3600 seconds.
+    static func seconds(_ flag: Double?, _ twin: String?, _ what: String) throws -> Duration? {
+        guard let text = flag.map({ String($0) }) ?? twin else { return nil }
+        guard let seconds = Double(text), seconds.isFinite, (0.1...3600).contains(seconds) else {
+            throw ValidationError("the \(what) timeout is a number of seconds from 0.1 to 3600, not \(text)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     static func defaultData(_ environment: [String: String]) -> String {

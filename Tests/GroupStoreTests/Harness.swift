@@ -56,6 +56,8 @@ struct StoreHarness {
         directory = try TemporaryDirectory()
         configuration.port = 0
         configuration.accounts.bcryptCost = 4  // the rounds are bcrypt's, not ours: keep tests quick
+        // Every test signs its accounts up from 127.0.0.1 (AbuseLimitTests set their own limits).
+        configuration.accounts.signUpsPerAddress = 10_000
     }
 
     var logger: Logger {

@@ -264,6 +264,7 @@ struct PostgresSession: SQLSession {
 
     @discardableResult
     func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
+        try SQLValue.checkText(arguments)
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {

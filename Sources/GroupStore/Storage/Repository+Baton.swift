@@ -138,7 +138,7 @@ extension StoreRepository {
             let members = try await Self.members(db, id, now: nil)
             let target: Member
             if let username {
-                guard let named = members.first(where: { $0.username.lowercased() == username.lowercased() }) else {
+                guard let named = members.first(where: { TextRules.key($0.username) == TextRules.key(username) }) else {
                     throw StoreError(
                         .unprocessableContent, "not_a_member",
                         "\(username) is not in this group: pass to a member, or leave `to` out for the next in the rotation"

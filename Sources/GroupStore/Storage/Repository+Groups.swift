@@ -249,7 +249,7 @@ extension StoreRepository {
                 """, id)
             var byName: [String: Int64] = [:]
             for row in members { byName[row.text("username_key")] = row.int("account_id") }
-            let keys = usernames.map { $0.lowercased() }
+            let keys = usernames.map(TextRules.key)
             guard Set(keys) == Set(byName.keys), keys.count == byName.count else {
                 let missing = Set(byName.keys).subtracting(keys).sorted()
                 let strangers = Set(keys).subtracting(byName.keys).sorted()

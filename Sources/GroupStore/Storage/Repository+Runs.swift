@@ -63,7 +63,7 @@ private let runColumns =
 extension StoreRepository {
     /// Stores a run and adds it to every total it counts toward, in one transaction. The same
     /// uuid with the same file returns the stored run (`created` false); with another file, or
-    /// from another account, it is a 409.
+    /// from another account, it is the same 409.
     func putRun(_ run: NewRun, account: Int64, now: WallInstant) async throws -> (StoredRun, [RunCount], created: Bool)
     {
         try await write { db in
@@ -96,21 +96,21 @@ extension StoreRepository {
     }
 
     /// The stored run with this uuid when it is the same upload; a 409 when the uuid is taken by
-    /// other content.
+    /// anything else: another file of this account or any run of another account get the same
+    /// answer, word for word, so it tells nothing of whose the uuid is (docs/group-store.md,
+    /// "Who may do what").
     private static func sameRun(_ db: any SQLSession, _ run: NewRun, account: Int64) async throws -> StoredRun? {
         guard let row = try await db.one("SELECT \(runColumns) FROM run WHERE uuid = ?", run.uuid) else { return nil }
         let existing = StoredRun(row)
-        guard existing.accountID == account else {
-            throw StoreError(
-                .conflict, "run_conflict", "another run is stored under \(run.uuid): give this run a new uuid")
-        }
-        guard existing.sha256 == run.sha256 else {
-            throw StoreError(
-                .conflict, "run_conflict",
-                "a different file is stored under \(run.uuid) (uploaded \(CivilTime(existing.uploaded).iso8601())): delete that run first, or give this one a new uuid"
-            )
-        }
+        guard existing.accountID == account, existing.sha256 == run.sha256 else { throw uuidTaken(run.uuid) }
         return existing
+    }
+
+    static func uuidTaken(_ uuid: String) -> StoreError {
+        StoreError(
+            .conflict, "run_conflict",
+            "another file is stored under \(uuid): give this run a new uuid (if the stored run is yours and wrong, delete it first)"
+        )
     }
 
     /// Adds the run to each group of its runner that it counts toward: one the runner had
@@ -200,6 +200,8 @@ extension StoreRepository {
             try await db.one(
                 "SELECT team_id FROM baton WHERE team_id = ? AND holder_id IS NULL", group) != nil
         if free && later == nil {
+            // The lease runs from now, or from the start when a device's clock ran a little ahead,
+            // so the leg never starts after its lease ends.
             let leg = try await db.one(
                 "INSERT INTO leg (team_id, account_id, taken_ns) VALUES (?, ?, ?) RETURNING id", group, run.accountID,
                 start)!
@@ -208,8 +210,8 @@ extension StoreRepository {
                 """
                 UPDATE baton SET holder_id = ?, leg_id = ?, since_ns = ?, expires_ns = ?
                 WHERE team_id = ? AND holder_id IS NULL
-                """, run.accountID, leg.int("id"), start, now.nanosecondsSinceEpoch + lease * nanosecondsPerSecond,
-                group)
+                """, run.accountID, leg.int("id"), start,
+                max(start, now.nanosecondsSinceEpoch) + lease * nanosecondsPerSecond, group)
         } else {
             try await db.query(
                 "INSERT INTO leg (team_id, account_id, taken_ns, ended_ns, ended_how) VALUES (?, ?, ?, ?, 'offline')",

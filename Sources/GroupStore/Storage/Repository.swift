@@ -20,12 +20,22 @@ public struct StoreRepository: Sendable {
             // Two writers raced for the same unique row (PostgreSQL, read committed): the loser
             // sees the winner's row as a conflict.
             throw StoreError(.conflict, "conflict", "someone else changed this at the same moment: \(message)")
+        } catch SQLError.nulInText {
+            throw Self.nulInText
         }
     }
 
     func read<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
-        try await database.read(body)
+        do {
+            return try await database.read(body)
+        } catch SQLError.nulInText {
+            throw Self.nulInText
+        }
     }
+
+    /// Text from a request that holds NUL, which names the field no better than this.
+    static let nulInText = StoreError(
+        .badRequest, "invalid_text", "the request holds a NUL character (U+0000), which no name or code contains")
 }
 
 // MARK: - Accounts and tokens
@@ -44,9 +54,10 @@ extension StoreRepository {
             try await Self.checkFree(db, email: email, username: username, except: 0)
             let id = try await db.one(
                 """
-                INSERT INTO account (email, username, username_key, password_hash, created_ns)
-                VALUES (?, ?, ?, ?, ?) RETURNING id
-                """, email, username, username.lowercased(), passwordHash, now.nanosecondsSinceEpoch)!.int("id")
+                INSERT INTO account (email, email_key, username, username_key, password_hash, created_ns)
+                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                """, email, TextRules.key(email), username, TextRules.key(username), passwordHash,
+                now.nanosecondsSinceEpoch)!.int("id")
             return Account(id: id, email: email, username: username, passwordHash: passwordHash, created: now)
         }
     }
@@ -56,12 +67,14 @@ extension StoreRepository {
     )
         async throws
     {
-        if try await db.one("SELECT 1 AS x FROM account WHERE email = ? AND id != ?", email, id) != nil {
+        if try await db.one("SELECT 1 AS x FROM account WHERE email_key = ? AND id != ?", TextRules.key(email), id)
+            != nil
+        {
             throw StoreError(
                 .conflict, "email_taken", "an account with \(email) exists: sign in, or use another email")
         }
-        if try await db.one("SELECT 1 AS x FROM account WHERE username_key = ? AND id != ?", username.lowercased(), id)
-            != nil
+        if try await db.one(
+            "SELECT 1 AS x FROM account WHERE username_key = ? AND id != ?", TextRules.key(username), id) != nil
         {
             throw StoreError(.conflict, "username_taken", "the username \(username) is taken: choose another")
         }
@@ -71,18 +84,18 @@ extension StoreRepository {
         try await read { db in try await db.one("SELECT * FROM account WHERE id = ?", id).map(Self.account) }
     }
 
-    /// By email (any case) or username (any case).
+    /// By email or username, compared by their keys (any case, any Unicode spelling).
     func account(login: String) async throws -> Account? {
-        try await read { db in
-            try await db.one(
-                "SELECT * FROM account WHERE email = ? OR username_key = ?", login.lowercased(), login.lowercased()
-            ).map(Self.account)
+        let key = TextRules.key(login)
+        return try await read { db in
+            try await db.one("SELECT * FROM account WHERE email_key = ? OR username_key = ?", key, key).map(
+                Self.account)
         }
     }
 
     func account(username: String) async throws -> Account? {
         try await read { db in
-            try await db.one("SELECT * FROM account WHERE username_key = ?", username.lowercased()).map(Self.account)
+            try await db.one("SELECT * FROM account WHERE username_key = ?", TextRules.key(username)).map(Self.account)
         }
     }
 
@@ -90,8 +103,11 @@ extension StoreRepository {
         try await write { db in
             try await Self.checkFree(db, email: account.email, username: account.username, except: account.id)
             try await db.query(
-                "UPDATE account SET email = ?, username = ?, username_key = ?, password_hash = ? WHERE id = ?",
-                account.email, account.username, account.username.lowercased(), account.passwordHash, account.id)
+                """
+                UPDATE account SET email = ?, email_key = ?, username = ?, username_key = ?, password_hash = ?
+                WHERE id = ?
+                """, account.email, TextRules.key(account.email), account.username, TextRules.key(account.username),
+                account.passwordHash, account.id)
         }
     }
 
@@ -133,44 +149,17 @@ extension StoreRepository {
         return found
     }
 
-    /// Counts a password attempt for `key` (an account, or a login that names none) and says
-    /// whether it may go ahead: `nil` if so, else the seconds until the oldest attempt in the
-    /// window leaves it. An attempt is counted before the password is checked, so attempts in
-    /// flight count too; `passwordAccepted` takes a key's attempts back. On PostgreSQL a
-    /// transaction lock on the key makes concurrent attempts count one after another, as
-    /// SQLite's single writer does.
-    func passwordAttempt(key: String, limit: Int, window seconds: Int64, now: WallInstant) async throws -> Int64? {
-        let t = now.nanosecondsSinceEpoch
-        let start = t - seconds * nanosecondsPerSecond
-        let dialect = database.dialect
-        return try await write { db in
-            if dialect == .postgres { try await db.query("SELECT pg_advisory_xact_lock(7242027, hashtext(?))", key) }
-            try await db.query("DELETE FROM password_attempt WHERE at_ns <= ?", start)
-            let recent = try await db.one(
-                "SELECT count(*) AS n, min(at_ns) AS oldest FROM password_attempt WHERE attempt_key = ? AND at_ns > ?",
-                key, start)
-            if let recent, recent.int("n") >= limit, let oldest = recent.optionalInt("oldest") {
-                return max(1, (oldest - start) / nanosecondsPerSecond)
-            }
-            try await db.query("INSERT INTO password_attempt (attempt_key, at_ns) VALUES (?, ?)", key, t)
-            return nil
-        }
-    }
-
-    func passwordAccepted(key: String) async throws {
-        try await write { db in try await db.query("DELETE FROM password_attempt WHERE attempt_key = ?", key) }
-    }
-
     func deleteToken(hash: String) async throws {
         try await write { db in try await db.query("DELETE FROM token WHERE hash = ?", hash) }
     }
 
-    /// Every session of an account but `keeping` (after a password change other sessions end;
-    /// packs keep their device tokens).
-    func deleteSessions(account: Int64, keeping: String?) async throws {
+    /// Every token of an account but `keeping`, after a password change: the other sessions end,
+    /// and so do the packs (their device tokens last ten years). The packs are unlinked with their
+    /// tokens, so each answers `401` on its next sync and `handoff link` links it again.
+    func endTokens(account: Int64, keeping: String?) async throws {
         try await write { db in
-            try await db.query(
-                "DELETE FROM token WHERE account_id = ? AND scope = 'session' AND hash != ?", account, keeping ?? "")
+            try await db.query("DELETE FROM device WHERE account_id = ?", account)
+            try await db.query("DELETE FROM token WHERE account_id = ? AND hash != ?", account, keeping ?? "")
         }
     }
 }

@@ -98,6 +98,13 @@ extension SQLSession {
     }
 }
 
+extension SQLValue {
+    /// Refuses text arguments holding NUL, before either engine sees them.
+    static func checkText(_ arguments: [SQLValue]) throws(SQLError) {
+        for case .text(let text) in arguments where text.utf8.contains(0) { throw .nulInText }
+    }
+}
+
 /// What differs between the engines where one SQL text cannot serve both.
 public enum SQLDialect: Sendable {
     case sqlite
@@ -118,11 +125,15 @@ public protocol SQLDatabase: Sendable {
 public enum SQLError: Error, CustomStringConvertible {
     /// A UNIQUE or PRIMARY KEY constraint refused the row (a concurrent writer got there first).
     case uniqueViolation(String)
+    /// A text argument holds NUL (U+0000): PostgreSQL cannot store it and SQLite's C strings end
+    /// at it, so neither engine is given one.
+    case nulInText
     case failed(String)
 
     public var description: String {
         switch self {
         case .uniqueViolation(let message): "unique constraint: \(message)"
+        case .nulInText: "a text value holds NUL (U+0000)"
         case .failed(let message): message
         }
     }

@@ -97,6 +97,7 @@ final class SQLiteConnection: SQLSession, @unchecked Sendable {
     func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] { try rows(sql, arguments) }
 
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        try SQLValue.checkText(arguments)
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -107,7 +108,19 @@ final class SQLiteConnection: SQLSession, @unchecked Sendable {
             switch value {
             case .integer(let v): sqlite3_bind_int64(statement, index, v)
             case .real(let v): sqlite3_bind_double(statement, index, v)
-            case .text(let v): sqlite3_bind_text(statement, index, v, -1, SQLITE_TRANSIENT)
+            case .text(let v):
+                // With its UTF-8 length: SQLite would stop at a NUL if asked to find the end.
+                // An empty string is bound as "" (a nil pointer would bind NULL).
+                var text = v
+                text.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                        _ = sqlite3_bind_text(statement, index, "", 0, SQLITE_TRANSIENT)
+                        return
+                    }
+                    base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        _ = sqlite3_bind_text(statement, index, $0, CInt(bytes.count), SQLITE_TRANSIENT)
+                    }
+                }
             case .blob(let v):
                 v.withUnsafeBytes { bytes in
                     _ = sqlite3_bind_blob(statement, index, bytes.baseAddress, CInt(bytes.count), SQLITE_TRANSIENT)
@@ -129,7 +142,11 @@ final class SQLiteConnection: SQLSession, @unchecked Sendable {
                 switch sqlite3_column_type(statement, i) {
                 case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, i)))
                 case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(statement, i)))
-                case SQLITE_TEXT: values.append(.text(String(cString: sqlite3_column_text(statement, i))))
+                case SQLITE_TEXT:
+                    // By its byte length, not up to the first NUL (text first, then its length).
+                    let base = UnsafeRawPointer(sqlite3_column_text(statement, i))
+                    let bytes = UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(statement, i)))
+                    values.append(.text(String(decoding: bytes, as: UTF8.self)))
                 case SQLITE_BLOB:
                     let length = Int(sqlite3_column_bytes(statement, i))
                     if let base = sqlite3_column_blob(statement, i), length > 0 {

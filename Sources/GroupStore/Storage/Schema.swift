@@ -132,6 +132,13 @@ enum Schema {
                 CREATE INDEX password_attempt_key ON password_attempt (attempt_key, at_ns);
                 CREATE INDEX password_attempt_at ON password_attempt (at_ns)
                 """),
+        Migration(
+            version: 4, name: "e-mail compared by a key that folds case and Unicode compatibility forms",
+            sql: """
+                ALTER TABLE account ADD COLUMN email_key TEXT NOT NULL DEFAULT '';
+                UPDATE account SET email_key = email;
+                CREATE UNIQUE INDEX account_email_folded ON account (email_key)
+                """),
     ]
 
     /// The migration's SQL in `dialect`.
