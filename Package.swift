@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PackControl", "SensorCodecs", "RunSimulator", "TestSupport",
+                "ActivityFormats", "HandoffModel", "PackControl", "SensorCodecs", "RunSimulator", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]

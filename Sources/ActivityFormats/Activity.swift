@@ -128,6 +128,8 @@ public struct Activity: Hashable, Sendable {
 /// Why a file could not be read, naming the problem and where it is.
 public enum ActivityFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case fit(FIT.ContainerError)
+    /// A FIT file whose first part is whole but whose chained next part (starting at `offset`) is not.
+    case fitChain(part: Int, offset: Int, FIT.ContainerError)
     /// A FIT record that cannot be what it says (an undefined local message, a field past the end…).
     case fitRecord(offset: Int, problem: String)
     /// XML that is not well formed, at a 1-based line.
@@ -142,6 +144,8 @@ public enum ActivityFileError: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .fit(let error): error.description
+        case .fitChain(let part, let offset, let error):
+            "the FIT file's part \(part), chained after the first at byte \(offset), is not readable (\(error)); the parts before it are whole, but importing them alone would drop the rest of the activity without a word, so nothing was imported"
         case .fitRecord(let offset, let problem): "the FIT file is corrupt at byte \(offset): \(problem)"
         case .xml(let line, let problem): "not well-formed XML at line \(line): \(problem)"
         case .format(let problem): problem

@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// The part of Garmin's FIT profile (Profile.xlsx, as the FIT SDK publishes it) that activity
 /// files use: base types, message numbers, field numbers and enum values.
 extension FIT {
@@ -5,6 +7,9 @@ extension FIT {
     static let epochOffset: Int64 = 631_065_600
     /// FIT `date_time` values below this are seconds since the device powered on, not dates.
     static let minimumDateTime: UInt32 = 0x1000_0000
+    /// The last FIT `date_time` readers accept: 2100-12-31T23:59:59Z (`CivilTime.supportedYears`).
+    static let maximumDateTime: Int64 =
+        CivilTime.supportedInstants.upperBound.nanosecondsSinceEpoch / nanosecondsPerSecond - epochOffset - 1
 
     /// A FIT base type: its number in definition messages, size and "invalid" bit pattern.
     enum BaseType: UInt8, Sendable {

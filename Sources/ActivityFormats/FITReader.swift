@@ -8,7 +8,7 @@ import HandoffModel
 public enum FITReader {
     public static func read(_ bytes: [UInt8]) throws(ActivityFileError) -> Activity {
         var messages = try decode(bytes)
-        return try messages.activity()
+        return try messages.activity().checkedAgainstLimits()
     }
 
     /// A definition message, ready to read the data messages that follow it.
@@ -75,12 +75,40 @@ public enum FITReader {
         }
     }
 
-    /// Walks every record of the file and keeps the messages an activity needs.
+    /// Walks every record of the file, and of each FIT file chained after it, and keeps the
+    /// messages an activity needs.
+    ///
+    /// Chained parts (FIT protocol §3.3: files written one after the other) are read like the
+    /// first, each with its own definitions. Bytes after a part that are not a whole, valid FIT
+    /// file are refused, naming what is wrong with them: reading the first part alone would
+    /// import a run with its end silently missing (fitdecode refuses such files too).
     static func decode(_ bytes: [UInt8]) throws(ActivityFileError) -> Messages {
-        let records: Range<Int>
-        do { records = try FIT.checkContainer(bytes).records } catch { throw .fit(error) }
-        var definitions = [Definition?](repeating: nil, count: 16)
         var messages = Messages()
+        var partStart = 0
+        var part = 1
+        while true {
+            let records: Range<Int>
+            do {
+                records = try FIT.checkContainer(partStart == 0 ? bytes : Array(bytes[partStart...])).records
+            } catch {
+                guard partStart > 0 else { throw .fit(error) }
+                throw .fitChain(part: part, offset: partStart, error)
+            }
+            let shifted = (records.lowerBound + partStart)..<(records.upperBound + partStart)
+            try decodeRecords(bytes, shifted, into: &messages)
+            partStart = shifted.upperBound + 2
+            part += 1
+            // Zeros after the last part are padding some devices leave in fixed-size files.
+            if partStart >= bytes.count || bytes[partStart...].allSatisfy({ $0 == 0 }) { break }
+        }
+        return messages
+    }
+
+    /// Reads the records of one FIT part into `messages`.
+    private static func decodeRecords(
+        _ bytes: [UInt8], _ records: Range<Int>, into messages: inout Messages
+    ) throws(ActivityFileError) {
+        var definitions = [Definition?](repeating: nil, count: 16)
         var lastTimestamp: Int64?
         var position = records.lowerBound
         let end = records.upperBound
@@ -106,6 +134,14 @@ public enum FITReader {
                         "a \(definition.size)-byte message runs past the end of the records (\(end - position) bytes left)"
                 )
             }
+            if definition.fields.isEmpty {
+                messages.emptyMessages += 1
+                guard messages.emptyMessages <= ActivityLimits.maximumEmptyMessages else {
+                    throw .tooLarge(
+                        "the FIT file holds more than \(ActivityLimits.maximumEmptyMessages) data messages that carry no field at all; a device writes none, so this is not an activity file"
+                    )
+                }
+            }
             let message = DataMessage(bytes: bytes, start: position, definition: definition)
             position += definition.size
             var timestamp = message.value(FIT.timestampField)
@@ -120,10 +156,16 @@ public enum FITReader {
                 if offset < last & 0x1F { t += 0x20 }
                 timestamp = t
             }
-            if let timestamp { lastTimestamp = timestamp }
+            if let t = timestamp {
+                // Every later time is reckoned from this one: one past 2100 (or a 64-bit field
+                // near 2^63) is refused here, before any arithmetic could overflow.
+                guard t <= FIT.maximumDateTime else {
+                    throw .fitRecord(offset: headerOffset, problem: "a message's timestamp (\(t)) is after the year 2100")
+                }
+                lastTimestamp = t
+            }
             try messages.add(message, timestamp: timestamp, offset: headerOffset)
         }
-        return messages
     }
 
     private static func readDefinition(
@@ -179,15 +221,10 @@ public enum FITReader {
         return definition
     }
 
-    /// The messages an activity is made from, kept compactly.
+    /// The messages an activity is made from, kept compactly: each record message becomes a
+    /// point as it is read (its `elapsedSeconds` holding the FIT timestamp until the start is
+    /// known), so a file's records are never held twice.
     struct Messages {
-        struct Record {
-            var timestamp: Int64
-            var latitude: Int64?, longitude: Int64?
-            var altitude: Int64?, enhancedAltitude: Int64?
-            var heartRate: Int64?, cadence: Int64?, fractionalCadence: Int64?
-            var distance: Int64?, speed: Int64?, enhancedSpeed: Int64?
-        }
         struct Summary {
             var timestamp: Int64?
             var startTime: Int64?
@@ -200,12 +237,27 @@ public enum FITReader {
         }
         var fileType: Int64?
         var creator: Activity.Creator?
-        var records: [Record] = []
+        /// Points by FIT timestamp, at most one a second, in time order.
+        var points: [RecordPoint] = []
+        var firstRecordTimestamp: Int64?
+        var lastRecordTimestamp: Int64?
+        /// Distance so far: the device's own, or measured along the positions when it records none.
+        var distance = 0.0
+        var lastPosition: (Double, Double)?
+        var anyDistance = false
         var timerEvents: [(timestamp: Int64, type: Int64)] = []
         var laps: [Summary] = []
         var sessions: [Summary] = []
         /// RR intervals in ms, with the timestamp of the last record before them.
         var hrv: [(timestamp: Int64?, milliseconds: [Int64])] = []
+        var rrCount = 0
+        var emptyMessages = 0
+
+        /// A FIT `date_time` that is a date in 1980–2100, not a time since power-on.
+        static func date(_ value: Int64?) -> Int64? {
+            guard let value, value >= Int64(FIT.minimumDateTime), value <= FIT.maximumDateTime else { return nil }
+            return value
+        }
 
         mutating func add(_ m: DataMessage, timestamp: Int64?, offset: Int) throws(ActivityFileError) {
             switch m.definition.global {
@@ -217,36 +269,111 @@ public enum FITReader {
                     serialNumber: m.value(3).map { UInt32(clamping: $0) },
                     name: "FIT manufacturer \(m.value(1) ?? 0xFFFF), product \(m.value(2) ?? 0)")
             case FIT.Message.record:
-                guard let timestamp, timestamp >= Int64(FIT.minimumDateTime) else { return }
-                records.append(
-                    Record(
-                        timestamp: timestamp, latitude: m.value(0), longitude: m.value(1), altitude: m.value(2),
-                        enhancedAltitude: m.value(78), heartRate: m.value(3), cadence: m.value(4),
-                        fractionalCadence: m.value(53), distance: m.value(5), speed: m.value(6),
-                        enhancedSpeed: m.value(73)))
+                guard let timestamp = Self.date(timestamp) else { return }
+                try addRecord(m, timestamp: timestamp)
             case FIT.Message.event:
-                guard let timestamp, m.value(0) == Int64(FIT.Event.timer), let type = m.value(1) else { return }
+                guard let timestamp = Self.date(timestamp), m.value(0) == Int64(FIT.Event.timer),
+                    let type = m.value(1)
+                else { return }
+                guard timerEvents.count < ActivityLimits.maximumTimerEvents else {
+                    throw .tooLarge("the FIT file holds more than \(ActivityLimits.maximumTimerEvents) timer events")
+                }
                 timerEvents.append((timestamp, type))
             case FIT.Message.lap:
-                laps.append(summary(m, timestamp: timestamp, lap: true))
+                guard laps.count < ActivityLimits.maximumLaps else {
+                    throw .tooLarge("the FIT file holds more than \(ActivityLimits.maximumLaps) laps")
+                }
+                laps.append(try summary(m, timestamp: timestamp, lap: true, offset: offset))
             case FIT.Message.session:
-                sessions.append(summary(m, timestamp: timestamp, lap: false))
+                guard sessions.count < ActivityLimits.maximumSessions else {
+                    throw .tooLarge("the FIT file holds more than \(ActivityLimits.maximumSessions) sessions")
+                }
+                sessions.append(try summary(m, timestamp: timestamp, lap: false, offset: offset))
             case FIT.Message.hrv:
                 let values = m.values(0)
-                if !values.isEmpty { hrv.append((records.last?.timestamp, values)) }
+                rrCount += values.count
+                guard rrCount <= ActivityLimits.maximumRRIntervals else {
+                    throw .tooLarge(
+                        "the FIT file holds more than \(ActivityLimits.maximumRRIntervals) beat-to-beat (RR) intervals")
+                }
+                if !values.isEmpty { hrv.append((lastRecordTimestamp, values)) }
             default:
                 return
             }
         }
 
-        private func summary(_ m: DataMessage, timestamp: Int64?, lap: Bool) -> Summary {
-            Summary(
-                timestamp: timestamp, startTime: m.value(2), elapsed: m.value(7), timer: m.value(8),
-                distance: m.value(9), moving: m.value(lap ? 52 : 59), averageHeartRate: m.value(lap ? 15 : 16),
-                maximumHeartRate: m.value(lap ? 16 : 17), averageCadence: m.value(lap ? 17 : 18),
-                fractionalCadence: m.value(lap ? 80 : 92), maximumSpeed: m.value(lap ? 14 : 15),
-                enhancedMaximumSpeed: m.value(lap ? 111 : 125), trigger: m.value(lap ? 24 : 28),
-                sport: m.value(lap ? 25 : 5))
+        /// One record message, as a point (two in one second: the later one's values).
+        private mutating func addRecord(_ r: DataMessage, timestamp: Int64) throws(ActivityFileError) {
+            if firstRecordTimestamp == nil { firstRecordTimestamp = timestamp }
+            lastRecordTimestamp = timestamp
+            let lat = r.value(0).map { Double($0) / FIT.semicirclesPerDegree }
+            let lon = r.value(1).map { Double($0) / FIT.semicirclesPerDegree }
+            if let lat, let lon {
+                guard (-90...90).contains(lat), (-180...180).contains(lon) else {
+                    let time = WallInstant(nanosecondsSinceEpoch: (timestamp + FIT.epochOffset) * nanosecondsPerSecond)
+                    throw .value(
+                        line: nil,
+                        problem:
+                            "a record at \(CivilTime(time).iso8601()) has position \(lat)°, \(lon)°, which is not on Earth"
+                    )
+                }
+            }
+            if let d = r.value(5) {
+                distance = Double(d) / 100
+                anyDistance = true
+            } else if !anyDistance, let lat, let lon {
+                if let (plat, plon) = lastPosition { distance += Totals.haversine(plat, plon, lat, lon) }
+            }
+            if let lat, let lon { lastPosition = (lat, lon) }
+            let altitude = (r.value(78) ?? r.value(2)).map { Double($0) / 5 - 500 }
+            let speed = (r.value(73) ?? r.value(6)).map { Double($0) / 1000 }
+            let cadence = r.value(4).map { whole -> Int in
+                let strides = Double(whole) + Double(r.value(53) ?? 0) / 128
+                return Int((min(strides, ActivityLimits.maximumCadence) * 2).rounded())
+            }
+            let heartRate = r.value(3).map { Int(min($0, Int64(ActivityLimits.maximumHeartRate))) }
+            let previous = points.last
+            let hasPosition = lat != nil && lon != nil
+            let point = RecordPoint(
+                elapsedSeconds: Int(timestamp), latitude: hasPosition ? lat : nil,
+                longitude: hasPosition ? lon : nil, altitudeMeters: altitude,
+                gpsFix: hasPosition ? (altitude != nil ? .threeD : .twoD) : .none,
+                speedMetersPerSecond: speed, distanceMeters: distance, heartRateBPM: heartRate,
+                cadenceSPM: cadence,
+                isMoving: (speed ?? 0) >= Totals.movingSpeed || distance > (previous?.distanceMeters ?? 0) + 0.5)
+            if let previous, previous.elapsedSeconds >= point.elapsedSeconds {
+                // Two records in one second (or out of order): keep the later one's values.
+                if previous.elapsedSeconds == point.elapsedSeconds { points[points.count - 1] = point }
+                return
+            }
+            guard points.count < ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
+            points.append(point)
+        }
+
+        /// A lap's or session's totals; times past a month are refused, naming the field.
+        private func summary(
+            _ m: DataMessage, timestamp: Int64?, lap: Bool, offset: Int
+        ) throws(ActivityFileError) -> Summary {
+            let owner = lap ? "a lap" : "a session"
+            func milliseconds(_ field: UInt8, _ name: String) throws(ActivityFileError) -> Int64? {
+                guard let v = m.value(field) else { return nil }
+                guard v >= 0, Double(v) <= ActivityLimits.maximumDurationSeconds * 1000 else {
+                    throw .fitRecord(
+                        offset: offset,
+                        problem:
+                            "\(owner)'s \(name) is \(ActivityLimits.describeDuration(Double(v) / 1000)), longer than the 31 days Handoff reads"
+                    )
+                }
+                return v
+            }
+            return Summary(
+                timestamp: Self.date(timestamp), startTime: Self.date(m.value(2)),
+                elapsed: try milliseconds(7, "total_elapsed_time"), timer: try milliseconds(8, "total_timer_time"),
+                distance: m.value(9), moving: try milliseconds(lap ? 52 : 59, "total_moving_time"),
+                averageHeartRate: m.value(lap ? 15 : 16), maximumHeartRate: m.value(lap ? 16 : 17),
+                averageCadence: m.value(lap ? 17 : 18), fractionalCadence: m.value(lap ? 80 : 92),
+                maximumSpeed: m.value(lap ? 14 : 15), enhancedMaximumSpeed: m.value(lap ? 111 : 125),
+                trigger: m.value(lap ? 24 : 28), sport: m.value(lap ? 25 : 5))
         }
 
         /// The activity these messages describe.
@@ -257,60 +384,18 @@ public enum FITReader {
                 )
             }
             let firstStart = timerEvents.first { $0.type == Int64(FIT.Event.start) }?.timestamp
-            let candidates = [sessions.first?.startTime, firstStart, records.first?.timestamp, laps.first?.startTime]
-            guard var startSecond = candidates.compactMap({ $0 }).first(where: { $0 >= Int64(FIT.minimumDateTime) })
-            else {
+            let candidates = [sessions.first?.startTime, firstStart, firstRecordTimestamp, laps.first?.startTime]
+            guard var startSecond = candidates.compactMap({ $0 }).first else {
                 throw .format("this FIT file holds no timed records, laps or sessions: there is no activity in it")
             }
-            if let first = records.first?.timestamp { startSecond = min(startSecond, first) }
+            if let first = firstRecordTimestamp { startSecond = min(startSecond, first) }
             let start = WallInstant(nanosecondsSinceEpoch: (startSecond + FIT.epochOffset) * nanosecondsPerSecond)
+            // Every time below is a checked FIT date (1998–2100), so these differences fit an Int.
             func elapsed(_ t: Int64) -> Int { Int(t - startSecond) }
 
-            var points: [RecordPoint] = []
-            points.reserveCapacity(records.count)
-            var distance = 0.0
-            var lastPosition: (Double, Double)?
-            var anyDistance = false
-            for r in records {
-                let lat = r.latitude.map { Double($0) / FIT.semicirclesPerDegree }
-                let lon = r.longitude.map { Double($0) / FIT.semicirclesPerDegree }
-                if let lat, let lon {
-                    guard (-90...90).contains(lat), (-180...180).contains(lon) else {
-                        throw .value(
-                            line: nil,
-                            problem:
-                                "a record at \(CivilTime(WallInstant(nanosecondsSinceEpoch: (r.timestamp + FIT.epochOffset) * nanosecondsPerSecond)).iso8601()) has position \(lat)°, \(lon)°, which is not on Earth"
-                        )
-                    }
-                }
-                if let d = r.distance {
-                    distance = Double(d) / 100
-                    anyDistance = true
-                } else if !anyDistance, let lat, let lon {
-                    if let (plat, plon) = lastPosition { distance += Totals.haversine(plat, plon, lat, lon) }
-                }
-                if let lat, let lon { lastPosition = (lat, lon) }
-                let altitude = (r.enhancedAltitude ?? r.altitude).map { Double($0) / 5 - 500 }
-                let speed = (r.enhancedSpeed ?? r.speed).map { Double($0) / 1000 }
-                let cadence = r.cadence.map {
-                    Int(((Double($0) + Double(r.fractionalCadence ?? 0) / 128) * 2).rounded())
-                }
-                let previous = points.last
-                let hasPosition = lat != nil && lon != nil
-                let point = RecordPoint(
-                    elapsedSeconds: elapsed(r.timestamp), latitude: hasPosition ? lat : nil,
-                    longitude: hasPosition ? lon : nil, altitudeMeters: altitude,
-                    gpsFix: hasPosition ? (altitude != nil ? .threeD : .twoD) : .none,
-                    speedMetersPerSecond: speed, distanceMeters: distance, heartRateBPM: r.heartRate.map { Int($0) },
-                    cadenceSPM: cadence,
-                    isMoving: (speed ?? 0) >= Totals.movingSpeed || distance > (previous?.distanceMeters ?? 0) + 0.5)
-                if let previous, previous.elapsedSeconds >= point.elapsedSeconds {
-                    // Two records in one second (or out of order): keep the later one's values.
-                    if previous.elapsedSeconds == point.elapsedSeconds { points[points.count - 1] = point }
-                    continue
-                }
-                points.append(point)
-            }
+            for i in points.indices { points[i].elapsedSeconds -= Int(startSecond) }
+            let points = self.points
+            self.points = []
 
             var events: [SessionEvent] = []
             var running = false
@@ -329,8 +414,11 @@ public enum FITReader {
             if let last = events.last, last.kind == .pause { events[events.count - 1].kind = .stop }
 
             let lastSecond =
-                [records.last?.timestamp, sessions.last?.timestamp, laps.last?.timestamp]
+                [lastRecordTimestamp, sessions.last?.timestamp, laps.last?.timestamp]
                 .compactMap { $0 }.max() ?? startSecond
+            guard Double(lastSecond - startSecond) <= ActivityLimits.maximumDurationSeconds else {
+                throw ActivityLimits.tooLong(Double(lastSecond - startSecond))
+            }
             var activity = Activity(
                 start: start, sport: Activity.Sport(fit: UInt8(clamping: sessions.first?.sport ?? 0)), points: points,
                 events: events,
@@ -340,10 +428,17 @@ public enum FITReader {
             let wholeTimer = Totals.timerSeconds(
                 activity, from: 0, to: (lastSecond - startSecond) * nanosecondsPerSecond)
 
+            // Laps take their points by binary search. Laps of real files do not overlap, so the
+            // points they cover add up to about the whole; once crafted, overlapping laps have
+            // looked at four times that many, the rest keep their own totals only.
+            var budget = 4 * points.count + 4 * laps.count
             activity.laps = laps.enumerated().map { i, lap in
                 let lapStart = elapsed(lap.startTime ?? lap.timestamp ?? startSecond)
                 let lapEnd = lap.timestamp.map(elapsed) ?? lapStart + Int((lap.elapsed ?? 0) / 1000)
-                let inside = points.filter { $0.elapsedSeconds >= lapStart && $0.elapsedSeconds <= lapEnd }
+                let first = points.partitioningIndex { $0.elapsedSeconds >= lapStart }
+                let end = max(first, points.partitioningIndex { $0.elapsedSeconds > lapEnd })
+                budget -= end - first
+                let inside = budget >= 0 ? points[first..<end] : []
                 return Lap(
                     index: i + 1, trigger: Self.trigger(lap.trigger), startElapsedSeconds: lapStart,
                     endElapsedSeconds: lapEnd, statistics: Self.statistics(lap, points: inside))
@@ -356,7 +451,7 @@ public enum FITReader {
                 let timer = laps.isEmpty ? wholeTimer : laps.reduce(0) { $0 + Double($1.timer ?? 0) / 1000 }
                 activity.summary.statistics = Totals.statistics(points, distance: distance, timer: timer)
             } else {
-                var total = Self.statistics(sessions[0], points: points)
+                var total = Self.statistics(sessions[0], points: points[...])
                 for s in sessions.dropFirst() {
                     let more = Self.statistics(s, points: [])
                     total.distanceMeters += more.distanceMeters
@@ -378,7 +473,7 @@ public enum FITReader {
             activity.rrIntervals = hrv.map { t, ms in
                 RRIntervalBatch(
                     sensor: "fit", offsetNanoseconds: Int64(t.map(elapsed) ?? 0) * nanosecondsPerSecond,
-                    intervals1024ths: ms.map { UInt16(clamping: ($0 * 1024 + 500) / 1000) })
+                    intervals1024ths: ms.map { UInt16(clamping: (min(max($0, 0), 65_535) * 1024 + 500) / 1000) })
             }
             return activity
         }
@@ -392,18 +487,38 @@ public enum FITReader {
         }
 
         /// A lap's or session's own totals, the points filling in what it leaves out.
-        static func statistics(_ s: Summary, points: [RecordPoint]) -> RunStatistics {
+        static func statistics(_ s: Summary, points: ArraySlice<RecordPoint>) -> RunStatistics {
             let fromPoints = Totals.statistics(
                 points, distance: Double(s.distance ?? 0) / 100, timer: Double(s.timer ?? s.elapsed ?? 0) / 1000)
             var statistics = fromPoints
             if let moving = s.moving { statistics.movingSeconds = Int((Double(moving) / 1000).rounded()) }
             if let hr = s.averageHeartRate { statistics.averageHeartRate = Double(hr) }
-            if let hr = s.maximumHeartRate { statistics.maximumHeartRate = Int(hr) }
+            if let hr = s.maximumHeartRate { statistics.maximumHeartRate = Int(hr) }  // Int64 to Int: exact
             if let cadence = s.averageCadence {
                 statistics.averageCadence = (Double(cadence) + Double(s.fractionalCadence ?? 0) / 128) * 2
             }
             if let speed = s.enhancedMaximumSpeed ?? s.maximumSpeed { statistics.maximumSpeed = Double(speed) / 1000 }
             return statistics
         }
+    }
+}
+
+extension RandomAccessCollection {
+    /// The first index whose element satisfies `belongs`, for a collection in which every
+    /// element that satisfies it comes after every one that does not (a binary search).
+    func partitioningIndex(where belongs: (Element) -> Bool) -> Index {
+        var low = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if belongs(self[middle]) {
+                count = half
+            } else {
+                low = index(after: middle)
+                count -= half + 1
+            }
+        }
+        return low
     }
 }

@@ -68,6 +68,7 @@ public enum GPXReader {
     public static func read(_ bytes: [UInt8]) throws(ActivityFileError) -> Activity {
         var parser = try XMLPullParser(bytes)
         var segments: [[Sample]] = []
+        var sampleCount = 0
         var current: Sample?
         var metadataTime: WallInstant?
         var inMetadata = false
@@ -92,6 +93,7 @@ public enum GPXReader {
                 case "trk": inTrack = true
                 case "trkseg" where inTrack:
                     inSegment = true
+                    guard segments.count < ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
                     segments.append([])
                 case "trkpt" where inSegment:
                     current = try Sample(attributes: attributes, line: parser.line)
@@ -100,7 +102,11 @@ public enum GPXReader {
             case .end(let name, let text):
                 if var sample = current {
                     if name == "trkpt" {
-                        if sample.time != nil { segments[segments.count - 1].append(sample) }
+                        if sample.time != nil {
+                            sampleCount += 1
+                            guard sampleCount <= ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
+                            segments[segments.count - 1].append(sample)
+                        }
                         current = nil
                     } else {
                         try sample.set(String(name), text, line: parser.line)
@@ -140,8 +146,11 @@ public enum GPXReader {
         activity.creator = Activity.Creator(manufacturer: 0xFFFF, product: 0, name: creator)
         if let distance = stats.distance, distance > 0 { activity.summary.statistics.distanceMeters = distance }
         if let timer = stats.timer, timer > 0 { activity.summary.statistics.timerSeconds = timer }
-        if let moving = stats.moving, moving > 0 { activity.summary.statistics.movingSeconds = Int(moving.rounded()) }
-        return activity
+        if let moving = stats.moving, moving > 0 {
+            activity.summary.statistics.movingSeconds = try ActivityLimits.integer(
+                moving, "<MovingTime>", in: 0...ActivityLimits.maximumDurationSeconds)
+        }
+        return try activity.checkedAgainstLimits()
     }
 
     struct Sample {

@@ -120,6 +120,8 @@ public enum TCXReader {
             var tracks: [[(WallInstant, RecordPoint)]] = []
         }
         var laps: [LapData] = []
+        var tracks = 0
+        var pointCount = 0
         var activities = 0
         var sport: Activity.Sport = .other
         var id: WallInstant?
@@ -150,8 +152,13 @@ public enum TCXReader {
                     guard let text = attributes.first(where: { $0.name == "StartTime" })?.value,
                         let start = XMLText.time(text)
                     else { throw .value(line: parser.line, problem: "a <Lap> has no valid StartTime") }
+                    guard laps.count < ActivityLimits.maximumLaps else {
+                        throw .tooLarge("the TCX file holds more than \(ActivityLimits.maximumLaps) laps")
+                    }
                     laps.append(LapData(start: start))
                 case "Track" where activities == 1 && !laps.isEmpty:
+                    tracks += 1
+                    guard tracks <= ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
                     laps[laps.count - 1].tracks.append([])
                 case "Trackpoint" where activities == 1 && !(laps.last?.tracks.isEmpty ?? true):
                     point = (nil, RecordPoint(elapsedSeconds: 0, distanceMeters: -1))
@@ -164,6 +171,8 @@ public enum TCXReader {
                 if var p = point {
                     if name == "Trackpoint" {
                         if let time = p.time {
+                            pointCount += 1
+                            guard pointCount <= ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
                             laps[laps.count - 1].tracks[laps[laps.count - 1].tracks.count - 1].append((time, p.point))
                         }
                         point = nil
@@ -183,8 +192,16 @@ public enum TCXReader {
                 case ("DistanceMeters", "Lap"): laps[laps.count - 1].distance = try positive(value, name, parser.line)
                 case ("MaximumSpeed", "Lap"): laps[laps.count - 1].maximumSpeed = value
                 case ("Value", "AverageHeartRateBpm"): laps[laps.count - 1].averageHeartRate = value
-                case ("Value", "MaximumHeartRateBpm"): laps[laps.count - 1].maximumHeartRate = value.map { Int($0) }
-                case ("AvgRunCadence", "LX"): laps[laps.count - 1].averageCadence = value.map { $0 * 2 }
+                case ("Value", "MaximumHeartRateBpm"):
+                    laps[laps.count - 1].maximumHeartRate = try value.map { v throws(ActivityFileError) in
+                        try ActivityLimits.integer(
+                            v, "<MaximumHeartRateBpm>", in: 0...ActivityLimits.maximumHeartRate, line: parser.line)
+                    }
+                case ("AvgRunCadence", "LX"):
+                    laps[laps.count - 1].averageCadence = try value.map { v throws(ActivityFileError) in
+                        try ActivityLimits.number(
+                            v, "<AvgRunCadence>", in: 0...ActivityLimits.maximumCadence / 2, line: parser.line) * 2
+                    }
                 case ("Cadence", "Lap"):
                     laps[laps.count - 1].averageCadence = laps[laps.count - 1].averageCadence ?? value
                 case ("TriggerMethod", "Lap"):
@@ -232,8 +249,13 @@ public enum TCXReader {
                 i + 1 < laps.count
                 ? Int((Double(laps[i + 1].start.nanosecondsSinceEpoch - start.nanosecondsSinceEpoch) / 1e9).rounded())
                 : nil
-            let inside = points.filter { $0.elapsedSeconds > lapStart || (i == 0 && $0.elapsedSeconds == lapStart) }
-                .filter { nextStart == nil || $0.elapsedSeconds <= nextStart! }
+            // Points are in time order: each lap's are found by binary search, not by a scan.
+            let first = points.partitioningIndex {
+                $0.elapsedSeconds > lapStart || (i == 0 && $0.elapsedSeconds == lapStart)
+            }
+            let stop = max(
+                first, nextStart.map { next in points.partitioningIndex { $0.elapsedSeconds > next } } ?? points.endIndex)
+            let inside = points[first..<stop]
             var statistics = Totals.statistics(inside, distance: lap.distance, timer: lap.totalTime)
             statistics.averageHeartRate = lap.averageHeartRate ?? statistics.averageHeartRate
             statistics.maximumHeartRate = lap.maximumHeartRate ?? statistics.maximumHeartRate
@@ -250,7 +272,7 @@ public enum TCXReader {
         activity.summary.statistics = total
         activity.summary.elapsedSeconds = max(
             activity.summary.elapsedSeconds, Double(activity.laps.last?.endElapsedSeconds ?? 0))
-        return activity
+        return try activity.checkedAgainstLimits()
     }
 
     private static func positive(_ value: Double?, _ name: Substring, _ line: Int) throws(ActivityFileError) -> Double {
@@ -299,10 +321,14 @@ public enum TCXReader {
             guard (0...255).contains(hr) else { throw .value(line: line, problem: "heart rate \(hr) is not 0–255 bpm") }
             p.point.heartRateBPM = Int(hr.rounded())
         case ("RunCadence", _):
-            p.point.cadenceSPM = Int(try number().rounded()) * 2
+            // Strides a minute; the point keeps steps, so it is doubled once it is known to fit.
+            p.point.cadenceSPM =
+                try ActivityLimits.integer(
+                    try number(), "<RunCadence>", in: 0...ActivityLimits.maximumCadence / 2, line: line) * 2
         case ("Cadence", "Trackpoint"):
-            let cadence = try number()
-            p.point.cadenceSPM = p.point.cadenceSPM ?? Int(cadence.rounded())
+            let cadence = try ActivityLimits.integer(
+                try number(), "<Cadence>", in: 0...ActivityLimits.maximumCadence, line: line)
+            p.point.cadenceSPM = p.point.cadenceSPM ?? cadence
         case ("Speed", _):
             let speed = try number()
             guard speed >= 0, speed < 1000 else {

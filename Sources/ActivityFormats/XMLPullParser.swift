@@ -287,9 +287,11 @@ enum XMLText {
             u[10] == UInt8(ascii: "T") || u[10] == UInt8(ascii: " "), u[13] == UInt8(ascii: ":"),
             u[16] == UInt8(ascii: ":"), let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61,
-            // Nanoseconds since 1970 in 64 bits reach from 1677 to 2262.
-            (1678...2261).contains(year)
+            hour < 24, minute < 60, second < 61,
+            // A real day of the month (no 31 February) in 1980–2100: no file from a GPS device
+            // is older, and every such time fits 64-bit nanoseconds (they run out in 2262).
+            CivilTime.supportedYears.contains(year), (1...12).contains(month),
+            (1...CivilTime.daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var i = 19
         var nanos = 0
@@ -311,8 +313,9 @@ enum XMLText {
             if u[i] == UInt8(ascii: "Z") {
                 i += 1
             } else if u[i] == UInt8(ascii: "+") || u[i] == UInt8(ascii: "-") {
+                // xsd:dateTime's zones run from -14:00 to +14:00.
                 guard let h = number(i + 1..<i + 3), u.count >= i + 6, u[i + 3] == UInt8(ascii: ":"),
-                    let m = number(i + 4..<i + 6)
+                    let m = number(i + 4..<i + 6), m < 60, h * 60 + m <= 14 * 60
                 else { return nil }
                 offsetSeconds = (h * 3600 + m * 60) * (u[i] == UInt8(ascii: "+") ? 1 : -1)
                 i += 6
@@ -321,7 +324,9 @@ enum XMLText {
         guard i == u.count else { return nil }
         let civil = CivilTime(
             year: year, month: month, day: day, hour: hour, minute: minute, second: second, nanosecond: nanos)
-        return civil.instant.advanced(byNanoseconds: -Int64(offsetSeconds) * nanosecondsPerSecond)
+        guard let local = civil.checkedInstant else { return nil }
+        let utc = local.advanced(byNanoseconds: -Int64(offsetSeconds) * nanosecondsPerSecond)
+        return CivilTime.supportedInstants.contains(utc) ? utc : nil
     }
 
     /// A number in XML text (xsd:decimal or xsd:double), nil when it is not one.

@@ -39,10 +39,43 @@ public struct CivilTime: Hashable, Sendable {
             second: Int(secondOfDay % 60), nanosecond: Int(fraction))
     }
 
+    /// The years a date from outside (a sensor, gpsd, a file, a request) may name. A GPS
+    /// receiver, a watch or a person has no business before GPS's own era or past this
+    /// century, and every time in that span fits 64-bit nanoseconds with room to spare
+    /// (they run out in 2262). Readers refuse dates outside it instead of converting them.
+    public static let supportedYears: ClosedRange<Int> = 1980...2100
+
+    /// The same span as instants: 1980-01-01T00:00:00Z up to, not including, 2101-01-01.
+    public static let supportedInstants: Range<WallInstant> =
+        CivilTime(year: 1980, month: 1, day: 1).instant..<CivilTime(year: 2101, month: 1, day: 1).instant
+
+    /// Days in `month` (1–12) of `year` in the Gregorian calendar.
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// A real calendar date and time of day in `supportedYears`: no 31 February, no hour 24, a
+    /// leap second (60) allowed.
+    public var isSupported: Bool {
+        Self.supportedYears.contains(year) && (1...12).contains(month)
+            && (1...Self.daysIn(month: month, year: year)).contains(day) && (0..<24).contains(hour)
+            && (0..<60).contains(minute) && (0...60).contains(second) && (0..<1_000_000_000).contains(nanosecond)
+    }
+
+    /// The instant, or nil when the date is not `isSupported`: what every reader of outside
+    /// data uses.
+    public var checkedInstant: WallInstant? { isSupported ? instant : nil }
+
+    /// The instant. Meant for dates known to be sane (`isSupported`); arithmetic wraps instead of
+    /// trapping on absurd ones, so use `checkedInstant` for anything read from outside.
     public var instant: WallInstant {
-        let days = Int64(Self.days(fromCivil: year, month, day))
-        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        return WallInstant(nanosecondsSinceEpoch: seconds * nanosecondsPerSecond + Int64(nanosecond))
+        let days = Int64(truncatingIfNeeded: Self.days(fromCivil: year, month, day))
+        let seconds = days &* 86_400 &+ Int64(truncatingIfNeeded: hour &* 3600 &+ minute &* 60 &+ second)
+        return WallInstant(nanosecondsSinceEpoch: seconds &* nanosecondsPerSecond &+ Int64(truncatingIfNeeded: nanosecond))
     }
 
     /// `2026-06-14T07:00:00Z`, with milliseconds when `milliseconds` is true.
@@ -57,12 +90,12 @@ public struct CivilTime: Hashable, Sendable {
     }
 
     static func days(fromCivil y: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y - 1 : y
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        let y = m <= 2 ? y &- 1 : y
+        let era = (y >= 0 ? y : y &- 399) / 400
+        let yoe = y &- era &* 400
+        let doy = (153 &* (m > 2 ? m &- 3 : m &+ 9) &+ 2) / 5 &+ d &- 1
+        let doe = yoe &* 365 &+ yoe / 4 &- yoe / 100 &+ doy
+        return era &* 146_097 &+ doe &- 719_468
     }
 
     static func civil(fromDays z: Int) -> (Int, Int, Int) {

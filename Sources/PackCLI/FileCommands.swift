@@ -155,7 +155,7 @@ public struct Import: AsyncParsableCommand {
             } else {
                 var line =
                     "\(progress)\(path) → run \(run.id): \(run.distanceM.map(Format.distance) ?? "–") in \(Format.duration(run.timerS ?? 0))"
-                if let hr = run.avgHrBpm { line += ", average HR \(Int(hr.rounded()))" }
+                if let hr = run.avgHrBpm { line += ", average HR \(Format.whole(hr))" }
                 line += " (\(Output.localTime(run.startTime)))"
                 Output.print(line)
             }

@@ -37,7 +37,7 @@ public struct Runs: AsyncParsableCommand {
             rows.append([
                 String(run.id), Output.localTime(run.startTime), run.distanceM.map(Format.distance) ?? "–",
                 run.timerS.map(Format.duration) ?? "–", Format.pace(run.avgPaceSPerKm),
-                run.avgHrBpm.map { String(Int($0.rounded())) } ?? "–", notes.joined(separator: ", "),
+                run.avgHrBpm.map { Format.whole($0) } ?? "–", notes.joined(separator: ", "),
             ])
         }
         Output.print(Output.table(rows, rightAligned: [0, 2, 3, 5]))
@@ -90,10 +90,10 @@ public struct Show: AsyncParsableCommand {
         facts.append(["  pace", "\(Format.pace(run.avgPaceSPerKm)) (moving \(Format.pace(run.avgMovingPaceSPerKm)))"])
         if let avg = run.avgHrBpm {
             facts.append([
-                "  heart rate", "\(Int(avg.rounded())) avg · \(run.maxHrBpm.map(String.init) ?? "–") max bpm",
+                "  heart rate", "\(Format.whole(avg)) avg · \(run.maxHrBpm.map(String.init) ?? "–") max bpm",
             ])
         }
-        if let cadence = run.avgCadenceSpm { facts.append(["  cadence", "\(Int(cadence.rounded())) spm"]) }
+        if let cadence = run.avgCadenceSpm { facts.append(["  cadence", "\(Format.whole(cadence)) spm"]) }
         if let steps = run.steps { facts.append(["  steps", "\(steps)"]) }
         if run.clock == "gps" { facts.append(["  clock", "times from GPS (the pack's clock was not synchronised)"]) }
         if run.clock == "unsynchronized" {
@@ -110,7 +110,7 @@ public struct Show: AsyncParsableCommand {
                 let km = s.distanceM >= 999.5 ? String(s.km) : Format.fixed(Double(s.km - 1) + s.distanceM / 1000, 2)
                 rows.append([
                     "  " + km, Format.duration(s.timeS), Format.pace(s.paceSPerKm),
-                    s.avgHrBpm.map { String(Int($0.rounded())) } ?? "–",
+                    s.avgHrBpm.map { Format.whole($0) } ?? "–",
                 ])
             }
             lines.append(Output.table(rows, rightAligned: [0, 1, 3]))
@@ -122,7 +122,7 @@ public struct Show: AsyncParsableCommand {
                 rows.append([
                     "  \(l.lap)", Format.kilometers(l.distanceM), Format.duration(l.timerS),
                     Format.pace(l.avgPaceSPerKm),
-                    l.avgHrBpm.map { String(Int($0.rounded())) } ?? "–",
+                    l.avgHrBpm.map { Format.whole($0) } ?? "–",
                     l.trigger.replacingOccurrences(of: "_", with: " "),
                 ])
             }

@@ -2,7 +2,8 @@
 public enum Format {
     /// `28:13`, or `1:02:03` from an hour on.
     public static func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "–" }
+        // Past a thousand years a value is corrupt, not a time; converting it to Int would trap.
+        guard seconds.isFinite, abs(seconds) < 3.2e10 else { return "–" }
         let total = Int(seconds.rounded())
         let h = total / 3600
         let m = total % 3600 / 60
@@ -13,7 +14,7 @@ public enum Format {
     /// `5.11 km`, or `850 m` under a kilometre.
     public static func distance(_ meters: Double) -> String {
         guard meters.isFinite else { return "–" }
-        if meters < 1000 { return "\(Int(meters.rounded())) m" }
+        if abs(meters) < 1000 { return "\(Int(meters.rounded())) m" }
         return fixed(meters / 1000, 2) + " km"
     }
 
@@ -29,6 +30,13 @@ public enum Format {
         fixed(meters / 1000, 2) + " km"
     }
 
+    /// `146`: a value rounded to a whole number, or `–` when it is not one an Int can hold
+    /// (a corrupt import must not trap the CLI that shows it).
+    public static func whole(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 9e18 else { return "–" }
+        return String(Int(value.rounded()))
+    }
+
     /// `5:31 /km`.
     public static func pace(_ secondsPerKilometer: Double?) -> String {
         guard let p = secondsPerKilometer, p.isFinite, p > 0, p < 3600 else { return "–:–– /km" }
@@ -40,6 +48,9 @@ public enum Format {
     public static func fixed(_ value: Double, _ decimals: Int) -> String {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
+        // A value too large for 64-bit fixed point (a corrupt import, 1e300) is written as Swift
+        // writes a Double instead of trapping.
+        guard value.isFinite, abs(value) * scale < 9e18 else { return value.isFinite ? String(value) : "–" }
         let scaled = Int64((abs(value) * scale).rounded())
         let sign = value < 0 && scaled != 0 ? "-" : ""
         let whole = scaled / Int64(scale)

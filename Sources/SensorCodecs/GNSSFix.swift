@@ -56,10 +56,12 @@ public struct GNSSFix: Hashable, Sendable {
         guard let time, let date else { return nil }
         let whole = Int(time.second.rounded(.down))
         let nanos = Int(((time.second - Double(whole)) * 1e9).rounded())
+        // nil for a date outside 1980–2100 or one the calendar lacks: no reading can make an
+        // instant that overflows.
         return CivilTime(
             year: date.year, month: date.month, day: date.day, hour: time.hour, minute: time.minute, second: whole,
-            nanosecond: nanos
-        ).instant
+            nanosecond: min(nanos, 999_999_999)
+        ).checkedInstant
     }
 
     /// `2020-07-11T22:37:45.000Z`, or `nil` without a date.

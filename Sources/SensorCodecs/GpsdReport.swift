@@ -58,7 +58,8 @@ public struct GpsdTPV: Hashable, Sendable {
             guard let d = v.doubleValue, d.isFinite else { throw .badField(key) }
             return d
         }
-        let modeNumber = try number("mode").map(Int.init) ?? 0
+        // Compared as a number: converting gpsd's (or a forger's) 1e300 to Int would trap.
+        let modeNumber = try number("mode") ?? 0
         let mode: GPSFixMode = modeNumber >= 3 ? .threeD : modeNumber == 2 ? .twoD : .none
         var fix = GNSSFix(mode: mode)
         if let text = o["time"]?.stringValue {
@@ -100,7 +101,8 @@ public struct GpsdTPV: Hashable, Sendable {
         }
         guard let y = int(0..<4), let mo = int(5..<7), let d = int(8..<10), let h = int(11..<13),
             let mi = int(14..<16), let seconds = NMEAFields.decimal(b[17..<(b.count - 1)]),
-            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, seconds < 61
+            CivilTime.supportedYears.contains(y), (1...12).contains(mo),
+            (1...CivilTime.daysIn(month: mo, year: y)).contains(d), h < 24, mi < 60, seconds < 61
         else { return nil }
         return (NMEADate(year: y, month: mo, day: d), NMEATime(hour: h, minute: mi, second: seconds))
     }

@@ -55,6 +55,9 @@ public struct HeartRateMeasurement: Hashable, Sendable {
         energyExpendedKilojoules = flags & 0x08 != 0 ? try reader.uint16("energy expended") : nil
         rrIntervals1024ths = []
         if flags & 0x10 != 0 {
+            // The flag says RR intervals are present (HRS 1.0 §3.1.1.5): at least one must follow.
+            // Nordic's parser refuses such a value too; it is counted as malformed, not as "no beat".
+            guard reader.remaining > 0 else { throw .truncated(field: "RR interval", needed: 2, have: 0) }
             guard reader.remaining % 2 == 0 else { throw .oddRRIntervalBytes(count: reader.remaining) }
             rrIntervals1024ths.reserveCapacity(reader.remaining / 2)
             while reader.remaining > 0 { rrIntervals1024ths.append(try reader.uint16("RR interval")) }

@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// Merges a receiver's sentences into one fix per epoch.
 ///
 /// A receiver reports each solution (an *epoch*, usually one per second) as a burst of
@@ -208,9 +210,9 @@ extension NMEADate {
     func adding(days: Int) -> NMEADate {
         var y = year
         var m = month
-        var d = day + days
+        var d = day + min(max(days, 0), 366)
         while true {
-            let length = NMEADate.daysIn(month: m, year: y)
+            let length = CivilTime.daysIn(month: m, year: y)
             guard d > length else { break }
             d -= length
             m += 1
@@ -222,11 +224,4 @@ extension NMEADate {
         return NMEADate(year: y, month: m, day: d)
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
 }

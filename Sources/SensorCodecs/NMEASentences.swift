@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// The GNSS a talker ID names (NMEA 0183 v4.11 §6.1.4; `GB` is the SiRF-TriG's spelling of `BD`).
 public enum GNSSConstellation: String, Hashable, Sendable, CaseIterable {
     case gps, glonass, galileo, beidou, qzss, navic, combined, unknown
@@ -179,7 +181,11 @@ public struct ZDA: Hashable, Sendable {
         let year = try f.integer(3, "year")
         switch (day, month, year) {
         case (nil, nil, nil): date = nil
-        case (let d?, let m?, let y?) where (1...31).contains(d) && (1...12).contains(m) && y >= 1980:
+        // A noisy line can pass the XOR checksum: a year outside CivilTime.supportedYears (1980–2100)
+        // or a day the month lacks is refused here, never converted.
+        case (let d?, let m?, let y?)
+        where CivilTime.supportedYears.contains(y) && (1...12).contains(m)
+            && (1...CivilTime.daysIn(month: m, year: y)).contains(d):
             date = NMEADate(year: y, month: m, day: d)
         default: throw f.bad("date", 1)
         }
