@@ -195,7 +195,14 @@ public final class UnixListener: @unchecked Sendable {
 
     /// Binds `path` with permissions `mode` (0660: the owner and its group may connect), replacing
     /// a stale socket file left by a crash. Refuses to replace anything that is not a socket.
-    public init(path: String, mode: mode_t = 0o660, backlog: Int32 = 16) throws(SystemError) {
+    ///
+    /// The socket file is born with `mode`: `bind` runs under a umask that masks everything else,
+    /// so there is no moment between `bind` and `chmod` in which another user could connect.
+    /// (The umask is the process's; a file another thread creates in that instant gets stricter
+    /// permissions, never looser ones.) `afterBind` lets a test look at the file in that moment.
+    public init(
+        path: String, mode: mode_t = 0o660, backlog: Int32 = 16, afterBind: ((String) -> Void)? = nil
+    ) throws(SystemError) {
         self.path = path
         var info = stat()
         if lstat(path, &info) == 0 {
@@ -214,13 +221,19 @@ public final class UnixListener: @unchecked Sendable {
         do {
             var address = try UnixSocket.socketAddress(path)
             let fd = descriptor
-            try syscall("bind", subject: path) {
-                withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            let previousMask = umask(~mode & 0o777)
+            let bound = Result { () throws(SystemError) in
+                try syscall("bind", subject: path) {
+                    withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                        }
                     }
                 }
             }
+            umask(previousMask)
+            _ = try bound.get()
+            afterBind?(path)
             try syscall("chmod", subject: path) { chmod(path, mode) }
             try syscall("listen", subject: path) { listen(fd, backlog) }
         } catch {

@@ -12,7 +12,7 @@ import Testing
 @Suite("handoffd survives hostile GPS sentences and crafted activity files", .serialized)
 struct HostileInputEndToEndTests {
     @Test("A ZDA dated 2262 and a gpsd TPV dated 2262 in the middle of a run: handoffd records on")
-    func gpsDatePast2262() throws {
+    func gpsDatePast2262() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         var lines = try String(contentsOfFile: demoCapturePath, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -29,6 +29,9 @@ struct HostileInputEndToEndTests {
         let path = dir.path + "/zda-2262.jsonl"
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try Daemon(in: dir, arguments: ["--replay", path, "--speed", "max", "--exit-after-replay"])
+        // Waits without holding one of the test pool's threads (other suites run beside this one).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while daemon.process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         daemon.process.waitUntilExit()
         #expect(daemon.process.terminationReason == .exit && daemon.process.terminationStatus == 0, "\(daemon.log)")
         let row = try daemon.openDatabase().read { db in
