@@ -144,20 +144,32 @@ struct GATTValueTests {
         }
     }
 
-    @Test("HRM encode then decode gives the same measurement")
+    @Test("HRM encode then decode gives the same measurement; a rate above 255 is widened to uint16")
     func heartRateRoundTrip() async {
+        // Every rate in either format: a uint8 measurement above 255 cannot be sent as uint8,
+        // so the encoder widens it (the generator once masked `hr & 0xFF` and never tried it).
         let measurement = zip(
             Gen.uint16(), Gen.bool(), Gen.int(in: 0...2), Gen.uint16().optional,
             Gen.uint16().array(of: 0...9)
         ).map { hr, wide, contact, energy, rr in
             HeartRateMeasurement(
-                heartRate: wide ? hr : hr & 0xFF, valueFormat: wide ? .uint16 : .uint8,
+                heartRate: hr, valueFormat: wide ? .uint16 : .uint8,
                 sensorContact: [.notSupported, .notDetected, .detected][contact],
                 energyExpendedKilojoules: energy, rrIntervals1024ths: rr)
         }
         await propertyCheck(count: 500, input: measurement) { m in
-            #expect((try? HeartRateMeasurement(decoding: m.encoded())) == m)
+            var expected = m
+            if m.heartRate > 0xFF { expected.valueFormat = .uint16 }
+            #expect((try? HeartRateMeasurement(decoding: m.encoded())) == expected)
         }
+    }
+
+    @Test("HRM: a rate of 300 in uint8 format is sent as uint16 (flag bit 0, two bytes), not cut to 44")
+    func heartRateWidened() throws {
+        let m = HeartRateMeasurement(heartRate: 300, valueFormat: .uint8)
+        #expect(m.encoded() == [0x01, 0x2C, 0x01])
+        #expect(try HeartRateMeasurement(decoding: m.encoded()).heartRate == 300)
+        #expect(HeartRateMeasurement(heartRate: 255, valueFormat: .uint8).encoded() == [0x00, 0xFF])
     }
 
     @Test("RSC encode then decode gives the same measurement")
