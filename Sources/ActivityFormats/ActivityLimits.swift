@@ -55,7 +55,9 @@ public enum ActivityLimits {
     }
 
     /// A time in the span readers accept (1980–2100), or the typed error naming the field.
-    static func instant(_ instant: WallInstant, _ field: String, line: Int? = nil) throws(ActivityFileError)
+    static func instant(
+        _ instant: WallInstant, _ field: String, line: Int? = nil
+    ) throws(ActivityFileError)
         -> WallInstant
     {
         guard CivilTime.supportedInstants.contains(instant) else {

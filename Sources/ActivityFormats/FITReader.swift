@@ -160,7 +160,8 @@ public enum FITReader {
                 // Every later time is reckoned from this one: one past 2100 (or a 64-bit field
                 // near 2^63) is refused here, before any arithmetic could overflow.
                 guard t <= FIT.maximumDateTime else {
-                    throw .fitRecord(offset: headerOffset, problem: "a message's timestamp (\(t)) is after the year 2100")
+                    throw .fitRecord(
+                        offset: headerOffset, problem: "a message's timestamp (\(t)) is after the year 2100")
                 }
                 lastTimestamp = t
             }

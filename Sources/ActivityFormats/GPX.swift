@@ -104,7 +104,9 @@ public enum GPXReader {
                     if name == "trkpt" {
                         if sample.time != nil {
                             sampleCount += 1
-                            guard sampleCount <= ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
+                            guard sampleCount <= ActivityLimits.maximumPoints else {
+                                throw ActivityLimits.tooManyPoints
+                            }
                             segments[segments.count - 1].append(sample)
                         }
                         current = nil

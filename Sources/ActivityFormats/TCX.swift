@@ -254,7 +254,8 @@ public enum TCXReader {
                 $0.elapsedSeconds > lapStart || (i == 0 && $0.elapsedSeconds == lapStart)
             }
             let stop = max(
-                first, nextStart.map { next in points.partitioningIndex { $0.elapsedSeconds > next } } ?? points.endIndex)
+                first,
+                nextStart.map { next in points.partitioningIndex { $0.elapsedSeconds > next } } ?? points.endIndex)
             let inside = points[first..<stop]
             var statistics = Totals.statistics(inside, distance: lap.distance, timer: lap.totalTime)
             statistics.averageHeartRate = lap.averageHeartRate ?? statistics.averageHeartRate

@@ -75,7 +75,8 @@ public struct CivilTime: Hashable, Sendable {
     public var instant: WallInstant {
         let days = Int64(truncatingIfNeeded: Self.days(fromCivil: year, month, day))
         let seconds = days &* 86_400 &+ Int64(truncatingIfNeeded: hour &* 3600 &+ minute &* 60 &+ second)
-        return WallInstant(nanosecondsSinceEpoch: seconds &* nanosecondsPerSecond &+ Int64(truncatingIfNeeded: nanosecond))
+        return WallInstant(
+            nanosecondsSinceEpoch: seconds &* nanosecondsPerSecond &+ Int64(truncatingIfNeeded: nanosecond))
     }
 
     /// `2026-06-14T07:00:00Z`, with milliseconds when `milliseconds` is true.

@@ -186,11 +186,22 @@ struct HostileFileTests {
     @Test(
         "GPX with absurd totals or times is refused, naming what is wrong",
         arguments: [
-            Crafted("TimerTime 1e300", gpx(points: twoPoints, extensions: stats("<gpxtrkx:TimerTime>1e300</gpxtrkx:TimerTime>")), "timer time"),
-            Crafted("MovingTime 1e300", gpx(points: twoPoints, extensions: stats("<gpxtrkx:MovingTime>1e300</gpxtrkx:MovingTime>")), "MovingTime"),
-            Crafted("Distance 1e300", gpx(points: twoPoints, extensions: stats("<gpxtrkx:Distance>1e300</gpxtrkx:Distance>")), "distance"),
-            Crafted("points 121 years apart", gpx(points: ["1980-01-01T00:00:00Z", "2100-12-31T00:00:00Z"]), "longer than the 31 days"),
-            Crafted("points 292 years apart", gpx(points: ["1980-01-01T00:00:00Z", "2272-01-01T00:00:00Z"]), "not an ISO 8601 time"),
+            Crafted(
+                "TimerTime 1e300",
+                gpx(points: twoPoints, extensions: stats("<gpxtrkx:TimerTime>1e300</gpxtrkx:TimerTime>")), "timer time"),
+            Crafted(
+                "MovingTime 1e300",
+                gpx(points: twoPoints, extensions: stats("<gpxtrkx:MovingTime>1e300</gpxtrkx:MovingTime>")),
+                "MovingTime"),
+            Crafted(
+                "Distance 1e300",
+                gpx(points: twoPoints, extensions: stats("<gpxtrkx:Distance>1e300</gpxtrkx:Distance>")), "distance"),
+            Crafted(
+                "points 121 years apart", gpx(points: ["1980-01-01T00:00:00Z", "2100-12-31T00:00:00Z"]),
+                "longer than the 31 days"),
+            Crafted(
+                "points 292 years apart", gpx(points: ["1980-01-01T00:00:00Z", "2272-01-01T00:00:00Z"]),
+                "not an ISO 8601 time"),
             Crafted("31 February", gpx(points: ["2026-02-31T07:00:00Z"]), "not an ISO 8601 time"),
             Crafted("zone -99:99", gpx(points: ["2026-06-14T07:00:00-99:99"]), "not an ISO 8601 time"),
         ])
@@ -221,13 +232,30 @@ struct HostileFileTests {
     @Test(
         "TCX with absurd totals, rates or times is refused, naming what is wrong",
         arguments: [
-            Crafted("TotalTimeSeconds 1e300", tcx(laps: [(t0, "<TotalTimeSeconds>1e300</TotalTimeSeconds>")]), "timer time"),
-            Crafted("MaximumHeartRateBpm 1e300", tcx(laps: [(t0, "<MaximumHeartRateBpm><Value>1e300</Value></MaximumHeartRateBpm>")]), "MaximumHeartRateBpm"),
-            Crafted("RunCadence 5e18", tcx(laps: [(t0, "")], trackpoint: "<Extensions><ns3:TPX><ns3:RunCadence>5e18</ns3:RunCadence></ns3:TPX></Extensions>"), "RunCadence"),
+            Crafted(
+                "TotalTimeSeconds 1e300", tcx(laps: [(t0, "<TotalTimeSeconds>1e300</TotalTimeSeconds>")]), "timer time"),
+            Crafted(
+                "MaximumHeartRateBpm 1e300",
+                tcx(laps: [(t0, "<MaximumHeartRateBpm><Value>1e300</Value></MaximumHeartRateBpm>")]),
+                "MaximumHeartRateBpm"),
+            Crafted(
+                "RunCadence 5e18",
+                tcx(
+                    laps: [(t0, "")],
+                    trackpoint: "<Extensions><ns3:TPX><ns3:RunCadence>5e18</ns3:RunCadence></ns3:TPX></Extensions>"),
+                "RunCadence"),
             Crafted("Cadence 1e300", tcx(laps: [(t0, "")], trackpoint: "<Cadence>1e300</Cadence>"), "Cadence"),
-            Crafted("AvgRunCadence 5e18", tcx(laps: [(t0, "<Extensions><ns3:LX><ns3:AvgRunCadence>5e18</ns3:AvgRunCadence></ns3:LX></Extensions>")]), "AvgRunCadence"),
-            Crafted("laps 120 years apart", tcx(laps: [("1980-01-01T00:00:00Z", ""), ("2100-01-01T00:00:00Z", "")]), "longer than the 31 days"),
-            Crafted("laps 320 years apart", tcx(laps: [("1980-01-01T00:00:00Z", ""), ("2300-01-01T00:00:00Z", "")]), "StartTime"),
+            Crafted(
+                "AvgRunCadence 5e18",
+                tcx(laps: [
+                    (t0, "<Extensions><ns3:LX><ns3:AvgRunCadence>5e18</ns3:AvgRunCadence></ns3:LX></Extensions>")
+                ]), "AvgRunCadence"),
+            Crafted(
+                "laps 120 years apart", tcx(laps: [("1980-01-01T00:00:00Z", ""), ("2100-01-01T00:00:00Z", "")]),
+                "longer than the 31 days"),
+            Crafted(
+                "laps 320 years apart", tcx(laps: [("1980-01-01T00:00:00Z", ""), ("2300-01-01T00:00:00Z", "")]),
+                "StartTime"),
         ])
     func tcxHostile(_ file: Crafted) {
         let error = Self.error { () throws(ActivityFileError) in try TCXReader.read(file.bytes) }

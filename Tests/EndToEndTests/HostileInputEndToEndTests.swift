@@ -1,5 +1,5 @@
-import Foundation
 import ActivityFormats
+import Foundation
 import GRDB
 import HandoffModel
 import PackControl

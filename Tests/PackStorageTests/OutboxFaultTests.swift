@@ -20,7 +20,9 @@ struct OutboxFaultTests {
             uuid: uuid, startMonotonic: MonotonicInstant(nanoseconds: 1), startWall: wall, source: "live")
         var batch = SessionBatch(session: id)
         batch.points = (0..<10).map { RecordPoint(elapsedSeconds: $0, distanceMeters: Double($0) * 3) }
-        batch.rrIntervals = [RRIntervalBatch(sensor: "hr0", offsetNanoseconds: 1_000_000_000, intervals1024ths: [800, 810])]
+        batch.rrIntervals = [
+            RRIntervalBatch(sensor: "hr0", offsetNanoseconds: 1_000_000_000, intervals1024ths: [800, 810])
+        ]
         batch.finish = SessionBatch.Finish(
             summary: RunSummary(
                 elapsedSeconds: 9, statistics: RunStatistics(distanceMeters: 27, timerSeconds: 9, pointCount: 10),

@@ -22,7 +22,8 @@ struct RecoveryLapTests {
         Lap(
             index: index, trigger: .distance, startElapsedSeconds: start, endElapsedSeconds: end,
             statistics: RunStatistics(
-                distanceMeters: Double(end - start) * 3, timerSeconds: Double(end - start), pointCount: end - start + 1))
+                distanceMeters: Double(end - start) * 3, timerSeconds: Double(end - start), pointCount: end - start + 1)
+        )
     }
 
     @Test("Two laps closed at 40 s and 80 s, crash at 120 s: the final lap covers 80–120 s, 120 m, 40 s of timer")
@@ -48,7 +49,8 @@ struct RecoveryLapTests {
             points: Self.points(to: 80), events: Self.events,
             laps: [Self.closedLap(1, from: 0, to: 40), Self.closedLap(2, from: 40, to: 80)])
         #expect(atEnd.finalLap == nil)
-        let whole = try #require(RunRecovery.finish(points: Self.points(to: 30), events: Self.events, laps: []).finalLap)
+        let whole = try #require(
+            RunRecovery.finish(points: Self.points(to: 30), events: Self.events, laps: []).finalLap)
         #expect(whole.index == 1 && whole.statistics.distanceMeters == 90 && whole.statistics.timerSeconds == 30)
     }
 }
