@@ -170,12 +170,12 @@ public enum ActivityFormat: String, Hashable, Sendable, CaseIterable {
         return nil
     }
 
-    /// Reads a file of this format (CSV is written only).
-    public func read(_ bytes: [UInt8]) throws(ActivityFileError) -> Activity {
+    /// Reads a file of this format (CSV is written only), refusing anything past `limits`.
+    public func read(_ bytes: [UInt8], limits: ActivityLimits = .standard) throws(ActivityFileError) -> Activity {
         switch self {
-        case .fit: try FITReader.read(bytes)
-        case .gpx: try GPXReader.read(bytes)
-        case .tcx: try TCXReader.read(bytes)
+        case .fit: try FITReader.read(bytes, limits: limits)
+        case .gpx: try GPXReader.read(bytes, limits: limits)
+        case .tcx: try TCXReader.read(bytes, limits: limits)
         case .csv: throw .format("CSV files are written for spreadsheets, not read back: import the FIT, GPX or TCX")
         }
     }

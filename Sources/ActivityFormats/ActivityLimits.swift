@@ -7,24 +7,32 @@ import HandoffModel
 /// The numbers are generous for a run or a ride and far below what would hurt a server:
 /// 150,000 points are 41 hours at one point a second (a 100-mile race at walking pace), and
 /// take about 30 MB while a file is read.
-public enum ActivityLimits {
+public struct ActivityLimits: Hashable, Sendable {
     /// The most points (seconds with data) one activity may hold.
-    public static let maximumPoints = 150_000
+    public var maximumPoints = 150_000
     /// The longest an activity may last, start to finish, in seconds (31 days).
-    public static let maximumDurationSeconds: Double = 31 * 86_400
+    public var maximumDurationSeconds: Double = 31 * 86_400
     /// The longest distance an activity may cover, in metres (10,000 km).
-    public static let maximumDistanceMeters: Double = 10_000_000
+    public var maximumDistanceMeters: Double = 10_000_000
     /// The most laps (a track session of 400 m repeats over a marathon has 105).
-    public static let maximumLaps = 1_000
+    public var maximumLaps = 1_000
     /// The most FIT sessions in one file (a triathlon has five).
-    public static let maximumSessions = 100
+    public var maximumSessions = 100
     /// The most timer events (start, stop, pause, resume) in one file.
-    public static let maximumTimerEvents = 100_000
+    public var maximumTimerEvents = 100_000
     /// The most RR intervals (beat to beat times): 41 hours at 200 beats a minute is 492,000.
-    public static let maximumRRIntervals = 500_000
+    public var maximumRRIntervals = 500_000
     /// The most FIT data messages that carry no field at all. A device writes none; a file of
     /// them is only a way to make a reader work.
-    public static let maximumEmptyMessages = 1_000
+    public var maximumEmptyMessages = 1_000
+
+    /// The limits every reader uses unless told otherwise.
+    public static let standard = ActivityLimits()
+
+    public init() {}
+
+    // What a body can do, whatever the file: not settings.
+
     /// The fastest heart rate a file may state, in beats a minute.
     public static let maximumHeartRate = 300.0
     /// The highest cadence a file may state, in steps (or revolutions) a minute: FIT's largest
@@ -69,16 +77,16 @@ public enum ActivityLimits {
     }
 
     /// The error for a file with more points than `maximumPoints`.
-    static var tooManyPoints: ActivityFileError {
+    var tooManyPoints: ActivityFileError {
         .tooLarge(
-            "the file holds more than \(maximumPoints) track points (41 hours at one a second); Handoff reads activities up to that size"
+            "the file holds more than \(maximumPoints) track points (\(Self.describeDuration(Double(maximumPoints))) at one a second); Handoff reads activities up to that size"
         )
     }
 
     /// The error for an activity that lasts longer than `maximumDurationSeconds`.
-    static func tooLong(_ seconds: Double) -> ActivityFileError {
+    func tooLong(_ seconds: Double) -> ActivityFileError {
         .tooLarge(
-            "the activity would last \(describeDuration(seconds)), longer than the 31 days Handoff reads: its times are wrong or it is not one activity"
+            "the activity would last \(Self.describeDuration(seconds)), longer than the \(Self.describeDuration(maximumDurationSeconds)) Handoff reads: its times are wrong or it is not one activity"
         )
     }
 
@@ -86,6 +94,7 @@ public enum ActivityLimits {
         guard seconds.isFinite else { return "forever" }
         if seconds >= 2 * 365.25 * 86_400 { return "\(Int(seconds / (365.25 * 86_400))) years" }
         if seconds >= 2 * 86_400 { return "\(Int(seconds / 86_400)) days" }
+        if seconds >= 2 * 3_600 { return "\(Int(seconds / 3_600)) hours" }
         return "\(Int(seconds)) seconds"
     }
 
@@ -99,30 +108,30 @@ extension Activity {
     /// Checks what every reader gives back against `ActivityLimits`: duration, distance, point
     /// and lap counts, and each statistic. A reader calls this last, so that values it did not
     /// check one by one still cannot reach a store total or a conversion that would trap.
-    func checkedAgainstLimits() throws(ActivityFileError) -> Activity {
+    func checked(against limits: ActivityLimits) throws(ActivityFileError) -> Activity {
         _ = try ActivityLimits.instant(start, "the start time")
-        guard points.count <= ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
-        guard laps.count <= ActivityLimits.maximumLaps else {
-            throw .tooLarge("the file holds \(laps.count) laps; Handoff reads up to \(ActivityLimits.maximumLaps)")
+        guard points.count <= limits.maximumPoints else { throw limits.tooManyPoints }
+        guard laps.count <= limits.maximumLaps else {
+            throw .tooLarge("the file holds \(laps.count) laps; Handoff reads up to \(limits.maximumLaps)")
         }
-        let duration = 0...ActivityLimits.maximumDurationSeconds
+        let duration = 0...limits.maximumDurationSeconds
         guard summary.elapsedSeconds.isFinite, duration.contains(summary.elapsedSeconds) else {
-            throw ActivityLimits.tooLong(summary.elapsedSeconds)
+            throw limits.tooLong(summary.elapsedSeconds)
         }
-        if let last = points.last, Double(last.elapsedSeconds) > ActivityLimits.maximumDurationSeconds {
-            throw ActivityLimits.tooLong(Double(last.elapsedSeconds))
+        if let last = points.last, Double(last.elapsedSeconds) > limits.maximumDurationSeconds {
+            throw limits.tooLong(Double(last.elapsedSeconds))
         }
-        try summary.statistics.check("the activity")
+        try summary.statistics.check("the activity", limits)
         for lap in laps {
-            try lap.statistics.check("lap \(lap.index)")
-            let bounds = -Int(ActivityLimits.maximumDurationSeconds)...Int(ActivityLimits.maximumDurationSeconds)
+            try lap.statistics.check("lap \(lap.index)", limits)
+            let bounds = -Int(limits.maximumDurationSeconds)...Int(limits.maximumDurationSeconds)
             guard bounds.contains(lap.startElapsedSeconds), bounds.contains(lap.endElapsedSeconds) else {
-                throw ActivityLimits.tooLong(Double(max(abs(lap.startElapsedSeconds), abs(lap.endElapsedSeconds))))
+                throw limits.tooLong(Double(max(abs(lap.startElapsedSeconds), abs(lap.endElapsedSeconds))))
             }
         }
         let beats = rrIntervals.reduce(0) { $0 + $1.intervals1024ths.count }
-        guard beats <= ActivityLimits.maximumRRIntervals else {
-            throw .tooLarge("the file holds more than \(ActivityLimits.maximumRRIntervals) beat-to-beat (RR) intervals")
+        guard beats <= limits.maximumRRIntervals else {
+            throw .tooLarge("the file holds more than \(limits.maximumRRIntervals) beat-to-beat (RR) intervals")
         }
         return self
     }
@@ -130,13 +139,13 @@ extension Activity {
 
 extension RunStatistics {
     /// Every total in range, or the error naming `owner` and the field.
-    func check(_ owner: String) throws(ActivityFileError) {
+    func check(_ owner: String, _ limits: ActivityLimits) throws(ActivityFileError) {
         _ = try ActivityLimits.number(
-            distanceMeters, "\(owner)'s distance (m)", in: 0...ActivityLimits.maximumDistanceMeters)
+            distanceMeters, "\(owner)'s distance (m)", in: 0...limits.maximumDistanceMeters)
         _ = try ActivityLimits.number(
-            timerSeconds, "\(owner)'s timer time (s)", in: 0...ActivityLimits.maximumDurationSeconds)
+            timerSeconds, "\(owner)'s timer time (s)", in: 0...limits.maximumDurationSeconds)
         _ = try ActivityLimits.number(
-            Double(movingSeconds), "\(owner)'s moving time (s)", in: 0...ActivityLimits.maximumDurationSeconds)
+            Double(movingSeconds), "\(owner)'s moving time (s)", in: 0...limits.maximumDurationSeconds)
         if let hr = averageHeartRate {
             _ = try ActivityLimits.number(hr, "\(owner)'s average heart rate", in: 0...ActivityLimits.maximumHeartRate)
         }

@@ -6,9 +6,11 @@ import HandoffModel
 /// timestamp headers and unknown messages are all handled; what we do not use is skipped.
 /// Memory grows with the records kept, which each take at least one byte of the file.
 public enum FITReader {
-    public static func read(_ bytes: [UInt8]) throws(ActivityFileError) -> Activity {
-        var messages = try decode(bytes)
-        return try messages.activity().checkedAgainstLimits()
+    /// Reads `bytes`, refusing anything past `limits`.
+    public static func read(_ bytes: [UInt8], limits: ActivityLimits = .standard) throws(ActivityFileError) -> Activity
+    {
+        var messages = try decode(bytes, limits: limits)
+        return try messages.activity().checked(against: limits)
     }
 
     /// A definition message, ready to read the data messages that follow it.
@@ -82,8 +84,8 @@ public enum FITReader {
     /// first, each with its own definitions. Bytes after a part that are not a whole, valid FIT
     /// file are refused, naming what is wrong with them: reading the first part alone would
     /// import a run with its end silently missing (fitdecode refuses such files too).
-    static func decode(_ bytes: [UInt8]) throws(ActivityFileError) -> Messages {
-        var messages = Messages()
+    static func decode(_ bytes: [UInt8], limits: ActivityLimits) throws(ActivityFileError) -> Messages {
+        var messages = Messages(limits: limits)
         var partStart = 0
         var part = 1
         while true {
@@ -136,9 +138,9 @@ public enum FITReader {
             }
             if definition.fields.isEmpty {
                 messages.emptyMessages += 1
-                guard messages.emptyMessages <= ActivityLimits.maximumEmptyMessages else {
+                guard messages.emptyMessages <= messages.limits.maximumEmptyMessages else {
                     throw .tooLarge(
-                        "the FIT file holds more than \(ActivityLimits.maximumEmptyMessages) data messages that carry no field at all; a device writes none, so this is not an activity file"
+                        "the FIT file holds more than \(messages.limits.maximumEmptyMessages) data messages that carry no field at all; a device writes none, so this is not an activity file"
                     )
                 }
             }
@@ -236,6 +238,7 @@ public enum FITReader {
             var trigger: Int64?
             var sport: Int64?
         }
+        let limits: ActivityLimits
         var fileType: Int64?
         var creator: Activity.Creator?
         /// Points by FIT timestamp, at most one a second, in time order.
@@ -276,26 +279,26 @@ public enum FITReader {
                 guard let timestamp = Self.date(timestamp), m.value(0) == Int64(FIT.Event.timer),
                     let type = m.value(1)
                 else { return }
-                guard timerEvents.count < ActivityLimits.maximumTimerEvents else {
-                    throw .tooLarge("the FIT file holds more than \(ActivityLimits.maximumTimerEvents) timer events")
+                guard timerEvents.count < limits.maximumTimerEvents else {
+                    throw .tooLarge("the FIT file holds more than \(limits.maximumTimerEvents) timer events")
                 }
                 timerEvents.append((timestamp, type))
             case FIT.Message.lap:
-                guard laps.count < ActivityLimits.maximumLaps else {
-                    throw .tooLarge("the FIT file holds more than \(ActivityLimits.maximumLaps) laps")
+                guard laps.count < limits.maximumLaps else {
+                    throw .tooLarge("the FIT file holds more than \(limits.maximumLaps) laps")
                 }
                 laps.append(try summary(m, timestamp: timestamp, lap: true, offset: offset))
             case FIT.Message.session:
-                guard sessions.count < ActivityLimits.maximumSessions else {
-                    throw .tooLarge("the FIT file holds more than \(ActivityLimits.maximumSessions) sessions")
+                guard sessions.count < limits.maximumSessions else {
+                    throw .tooLarge("the FIT file holds more than \(limits.maximumSessions) sessions")
                 }
                 sessions.append(try summary(m, timestamp: timestamp, lap: false, offset: offset))
             case FIT.Message.hrv:
                 let values = m.values(0)
                 rrCount += values.count
-                guard rrCount <= ActivityLimits.maximumRRIntervals else {
+                guard rrCount <= limits.maximumRRIntervals else {
                     throw .tooLarge(
-                        "the FIT file holds more than \(ActivityLimits.maximumRRIntervals) beat-to-beat (RR) intervals")
+                        "the FIT file holds more than \(limits.maximumRRIntervals) beat-to-beat (RR) intervals")
                 }
                 if !values.isEmpty { hrv.append((lastRecordTimestamp, values)) }
             default:
@@ -347,7 +350,7 @@ public enum FITReader {
                 if previous.elapsedSeconds == point.elapsedSeconds { points[points.count - 1] = point }
                 return
             }
-            guard points.count < ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
+            guard points.count < limits.maximumPoints else { throw limits.tooManyPoints }
             points.append(point)
         }
 
@@ -358,11 +361,11 @@ public enum FITReader {
             let owner = lap ? "a lap" : "a session"
             func milliseconds(_ field: UInt8, _ name: String) throws(ActivityFileError) -> Int64? {
                 guard let v = m.value(field) else { return nil }
-                guard v >= 0, Double(v) <= ActivityLimits.maximumDurationSeconds * 1000 else {
+                guard v >= 0, Double(v) <= limits.maximumDurationSeconds * 1000 else {
                     throw .fitRecord(
                         offset: offset,
                         problem:
-                            "\(owner)'s \(name) is \(ActivityLimits.describeDuration(Double(v) / 1000)), longer than the 31 days Handoff reads"
+                            "\(owner)'s \(name) is \(ActivityLimits.describeDuration(Double(v) / 1000)), longer than the \(ActivityLimits.describeDuration(limits.maximumDurationSeconds)) Handoff reads"
                     )
                 }
                 return v
@@ -417,8 +420,8 @@ public enum FITReader {
             let lastSecond =
                 [lastRecordTimestamp, sessions.last?.timestamp, laps.last?.timestamp]
                 .compactMap { $0 }.max() ?? startSecond
-            guard Double(lastSecond - startSecond) <= ActivityLimits.maximumDurationSeconds else {
-                throw ActivityLimits.tooLong(Double(lastSecond - startSecond))
+            guard Double(lastSecond - startSecond) <= limits.maximumDurationSeconds else {
+                throw limits.tooLong(Double(lastSecond - startSecond))
             }
             var activity = Activity(
                 start: start, sport: Activity.Sport(fit: UInt8(clamping: sessions.first?.sport ?? 0)), points: points,

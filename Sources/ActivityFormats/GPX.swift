@@ -65,7 +65,9 @@ public enum GPXWriter {
 /// and a track's TrackStatsExtension totals when present. Routes and waypoints are plans, not
 /// recordings, and are skipped.
 public enum GPXReader {
-    public static func read(_ bytes: [UInt8]) throws(ActivityFileError) -> Activity {
+    /// Reads `bytes`, refusing anything past `limits`.
+    public static func read(_ bytes: [UInt8], limits: ActivityLimits = .standard) throws(ActivityFileError) -> Activity
+    {
         var parser = try XMLPullParser(bytes)
         var segments: [[Sample]] = []
         var sampleCount = 0
@@ -93,7 +95,7 @@ public enum GPXReader {
                 case "trk": inTrack = true
                 case "trkseg" where inTrack:
                     inSegment = true
-                    guard segments.count < ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
+                    guard segments.count < limits.maximumPoints else { throw limits.tooManyPoints }
                     segments.append([])
                 case "trkpt" where inSegment:
                     current = try Sample(attributes: attributes, line: parser.line)
@@ -104,8 +106,8 @@ public enum GPXReader {
                     if name == "trkpt" {
                         if sample.time != nil {
                             sampleCount += 1
-                            guard sampleCount <= ActivityLimits.maximumPoints else {
-                                throw ActivityLimits.tooManyPoints
+                            guard sampleCount <= limits.maximumPoints else {
+                                throw limits.tooManyPoints
                             }
                             segments[segments.count - 1].append(sample)
                         }
@@ -150,9 +152,9 @@ public enum GPXReader {
         if let timer = stats.timer, timer > 0 { activity.summary.statistics.timerSeconds = timer }
         if let moving = stats.moving, moving > 0 {
             activity.summary.statistics.movingSeconds = try ActivityLimits.integer(
-                moving, "<MovingTime>", in: 0...ActivityLimits.maximumDurationSeconds)
+                moving, "<MovingTime>", in: 0...limits.maximumDurationSeconds)
         }
-        return try activity.checkedAgainstLimits()
+        return try activity.checked(against: limits)
     }
 
     struct Sample {

@@ -110,7 +110,9 @@ public enum TCXWriter {
 /// their sums), and track points. A new Track inside a lap, or a lap that began later than the
 /// previous one's time allows, is a pause.
 public enum TCXReader {
-    public static func read(_ bytes: [UInt8]) throws(ActivityFileError) -> Activity {
+    /// Reads `bytes`, refusing anything past `limits`.
+    public static func read(_ bytes: [UInt8], limits: ActivityLimits = .standard) throws(ActivityFileError) -> Activity
+    {
         var parser = try XMLPullParser(bytes)
         struct LapData {
             var start: WallInstant
@@ -152,13 +154,13 @@ public enum TCXReader {
                     guard let text = attributes.first(where: { $0.name == "StartTime" })?.value,
                         let start = XMLText.time(text)
                     else { throw .value(line: parser.line, problem: "a <Lap> has no valid StartTime") }
-                    guard laps.count < ActivityLimits.maximumLaps else {
-                        throw .tooLarge("the TCX file holds more than \(ActivityLimits.maximumLaps) laps")
+                    guard laps.count < limits.maximumLaps else {
+                        throw .tooLarge("the TCX file holds more than \(limits.maximumLaps) laps")
                     }
                     laps.append(LapData(start: start))
                 case "Track" where activities == 1 && !laps.isEmpty:
                     tracks += 1
-                    guard tracks <= ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
+                    guard tracks <= limits.maximumPoints else { throw limits.tooManyPoints }
                     laps[laps.count - 1].tracks.append([])
                 case "Trackpoint" where activities == 1 && !(laps.last?.tracks.isEmpty ?? true):
                     point = (nil, RecordPoint(elapsedSeconds: 0, distanceMeters: -1))
@@ -172,7 +174,7 @@ public enum TCXReader {
                     if name == "Trackpoint" {
                         if let time = p.time {
                             pointCount += 1
-                            guard pointCount <= ActivityLimits.maximumPoints else { throw ActivityLimits.tooManyPoints }
+                            guard pointCount <= limits.maximumPoints else { throw limits.tooManyPoints }
                             laps[laps.count - 1].tracks[laps[laps.count - 1].tracks.count - 1].append((time, p.point))
                         }
                         point = nil
@@ -273,7 +275,7 @@ public enum TCXReader {
         activity.summary.statistics = total
         activity.summary.elapsedSeconds = max(
             activity.summary.elapsedSeconds, Double(activity.laps.last?.endElapsedSeconds ?? 0))
-        return try activity.checkedAgainstLimits()
+        return try activity.checked(against: limits)
     }
 
     private static func positive(_ value: Double?, _ name: Substring, _ line: Int) throws(ActivityFileError) -> Double {
