@@ -132,7 +132,7 @@ let package = Package(
             ]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["SensorCodecs"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ActivityFormats", "SensorCodecs"], path: "Tests/TestSupport"),
         .testTarget(
             name: "SensorCodecsTests",
             dependencies: [

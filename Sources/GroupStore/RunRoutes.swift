@@ -253,20 +253,27 @@ struct RunRoutes {
 
     /// Collects the multipart form and reads the activity file on the upload workers, off the
     /// cooperative pool: a large or hostile file slows only its own request. The log line comes
-    /// first, so if reading ever ended the process, the journal names the uploader and the file.
+    /// before any byte of the body is parsed, so if reading ever ended the process, the journal
+    /// names the uploader, the run and the body.
     func read(
         _ body: [UInt8], contentType: String?, uuid: String, account: Int64, logger: Logger
     ) async throws -> NewRun {
         let now = services.now()
         let result: Result<NewRun, StoreError>
+        logger.info(
+            "Reading an uploaded run",
+            metadata: [
+                "account": "\(account)", "run": "\(uuid)", "bytes": "\(body.count)",
+                "type": "\(contentType.map { String($0.prefix(64)) } ?? "none")",
+            ])
         do {
             result = try await services.uploads.run {
                 Result { () throws(StoreError) -> NewRun in
                     let (file, summary) = try Self.upload(body, contentType: contentType)
-                    logger.info(
-                        "Reading an uploaded run",
+                    logger.debug(
+                        "The upload's file",
                         metadata: [
-                            "account": "\(account)", "run": "\(uuid)", "bytes": "\(file.count)",
+                            "run": "\(uuid)", "bytes": "\(file.count)",
                             "format": "\(ActivityFormat.sniff(file)?.rawValue ?? "unknown")",
                         ])
                     return try Self.parse(uuid, file, summary: summary, now: now)

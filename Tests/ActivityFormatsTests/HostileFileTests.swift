@@ -1,5 +1,6 @@
 import ActivityFormats
 import HandoffModel
+import TestSupport
 import Testing
 
 /// Files crafted to break a reader, as found by the attack on the store (issue 27): each made
@@ -7,26 +8,16 @@ import Testing
 /// than the file's size. Every one must now give a typed error that says what is wrong.
 @Suite("Hostile activity files give typed errors, never a trap or a memory blow-up")
 struct HostileFileTests {
-    // MARK: FIT, built byte by byte
+    // MARK: FIT, built byte by byte (CraftedFiles)
 
-    /// A definition message for `local`: little-endian, `global` message, fields as
-    /// (number, size, base type).
+    static let recordDefinition = CraftedFiles.recordDefinition
+    static let start = CraftedFiles.start
     static func definition(_ local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) -> [UInt8] {
-        [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
-            + fields.flatMap { [$0.0, $0.1, $0.2] }
+        CraftedFiles.definition(local, global: global, fields)
     }
-
-    static func le(_ v: UInt64, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(v >> (8 * UInt64($0)) & 0xFF) } }
-
-    /// file_id saying "activity", then `body`.
-    static func fit(_ body: [UInt8]) -> [UInt8] {
-        FIT.container(records: Self.definition(0, global: 0, [(0, 1, 0x00)]) + [0x00, 4] + body)
-    }
-
-    /// A record (local 1) with a uint32 timestamp and a uint8 heart rate.
-    static let recordDefinition = definition(1, global: 20, [(253, 4, 0x86), (3, 1, 0x02)])
-    static func record(_ t: UInt32, hr: UInt8 = 120) -> [UInt8] { [0x01] + le(UInt64(t), 4) + [hr] }
-    static let start: UInt32 = 1_100_000_000  // 2024-11-09 in FIT seconds
+    static func le(_ v: UInt64, _ bytes: Int) -> [UInt8] { CraftedFiles.le(v, bytes) }
+    static func fit(_ body: [UInt8]) -> [UInt8] { CraftedFiles.fit(body) }
+    static func record(_ t: UInt32, hr: UInt8 = 120) -> [UInt8] { CraftedFiles.record(t, hr: hr) }
 
     static func fitError(_ bytes: [UInt8]) -> String? {
         do {
@@ -159,18 +150,9 @@ struct HostileFileTests {
     // MARK: GPX and TCX
 
     static func gpx(points: [String], extensions: String = "") -> [UInt8] {
-        let trkpts = points.map { #"<trkpt lat="46.5" lon="7.5"><time>\#($0)</time></trkpt>"# }.joined()
-        return Array(
-            """
-            <?xml version="1.0"?>
-            <gpx version="1.1" creator="crafted" xmlns="http://www.topografix.com/GPX/1/1">
-            <trk>\(extensions)<trkseg>\(trkpts)</trkseg></trk></gpx>
-            """.utf8)
+        CraftedFiles.gpx(points: points, extensions: extensions)
     }
-
-    static func stats(_ body: String) -> String {
-        #"<extensions><gpxtrkx:TrackStatsExtension xmlns:gpxtrkx="http://www8.garmin.com/xmlschemas/TrackStatsExtension/v1">\#(body)</gpxtrkx:TrackStatsExtension></extensions>"#
-    }
+    static func stats(_ body: String) -> String { CraftedFiles.stats(body) }
 
     static func error(_ read: () throws(ActivityFileError) -> Activity) -> String? {
         do {
@@ -224,20 +206,7 @@ struct HostileFileTests {
     }
 
     static func tcx(laps: [(start: String, extra: String)], trackpoint: String = "") -> [UInt8] {
-        let body = laps.map { lap in
-            """
-            <Lap StartTime="\(lap.start)"><TotalTimeSeconds>60</TotalTimeSeconds><DistanceMeters>100</DistanceMeters>\(lap.extra)
-            <Track><Trackpoint><Time>\(lap.start)</Time>\(trackpoint)</Trackpoint></Track></Lap>
-            """
-        }.joined()
-        return Array(
-            """
-            <?xml version="1.0"?>
-            <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
-              xmlns:ns3="http://www.garmin.com/xmlschemas/ActivityExtension/v2">
-            <Activities><Activity Sport="Running"><Id>\(laps[0].start)</Id>\(body)</Activity></Activities>
-            </TrainingCenterDatabase>
-            """.utf8)
+        CraftedFiles.tcx(laps: laps, trackpoint: trackpoint)
     }
 
     static let t0 = "2026-06-14T07:00:00Z"
