@@ -172,7 +172,9 @@ public enum TCXReader {
                 guard activities == 1 else { continue }
                 if var p = point {
                     if name == "Trackpoint" {
-                        if let time = p.time {
+                        // A <Lap> opened inside this <Trackpoint> (found by fuzzing) has no track
+                        // yet: the point has nowhere to go and is dropped.
+                        if let time = p.time, !laps[laps.count - 1].tracks.isEmpty {
                             pointCount += 1
                             guard pointCount <= limits.maximumPoints else { throw limits.tooManyPoints }
                             laps[laps.count - 1].tracks[laps[laps.count - 1].tracks.count - 1].append((time, p.point))

@@ -137,7 +137,10 @@ public struct Steps: AsyncParsableCommand {
                 Output.error("--rate \(rate) is out of range: use 5 to 2000 Hz")
                 throw ExitCode.validationFailure
             }
-            samples = samples.resampled(to: rate)
+            do { samples = try samples.resampled(to: rate) } catch {
+                Output.error("\(file): \(error.reason)")
+                throw ExitCode(65)
+            }
         }
         let steps = samples.countSteps()
         if output.json {

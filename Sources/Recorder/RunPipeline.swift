@@ -12,6 +12,15 @@ public struct RunPipeline: Sendable {
     /// Each Zephyr HxM's last frame, whose beats the next frame's RR intervals continue.
     private var hxm: [SensorID: HxMGeneralData] = [:]
 
+    /// The latest event time seen, for `maximumJump`.
+    private var latest: MonotonicInstant?
+
+    /// The furthest one event may come after the latest before it: a day. A pack's monotonic
+    /// clock cannot jump so far; a capture whose clock does is corrupt, and following it would
+    /// make a point for every second of the jump (a stop at 2^63 ns once asked for 292 years of
+    /// points). Such an event is skipped, with the reason in `Step.decodeError`.
+    public static let maximumJump: Int64 = 86_400 * 1_000_000_000
+
     public init(configuration: RecorderConfiguration = RecorderConfiguration(), sensors: [SensorDescriptor] = []) {
         recorder = Recorder(configuration: configuration)
         for sensor in sensors { recorder.register(sensor) }
@@ -41,6 +50,15 @@ public struct RunPipeline: Sendable {
 
     public mutating func process(_ event: CaptureEvent) -> Step {
         var step = Step()
+        if let latest {
+            let (jump, overflow) = event.monotonic.nanoseconds.subtractingReportingOverflow(latest.nanoseconds)
+            if overflow || jump > Self.maximumJump {
+                step.decodeError =
+                    "an event \(overflow ? "centuries" : "\(jump / 1_000_000_000) s") after the one before it was skipped: a pack's clock cannot jump so far"
+                return step
+            }
+        }
+        if event.monotonic > (latest ?? event.monotonic) || latest == nil { latest = event.monotonic }
         switch event.body {
         case .command(let command):
             do { step.outputs = try recorder.handle(command, at: event.monotonic, wall: event.wall) } catch {
@@ -74,8 +92,15 @@ public struct RunPipeline: Sendable {
         return step
     }
 
+    /// Moves the recorder's time on to `time` (the pack's clock ticking). A time more than
+    /// `maximumJump` after the latest one is ignored, as an event would be.
     public mutating func advance(to time: MonotonicInstant) -> [RecorderOutput] {
-        recorder.advance(to: time)
+        if let latest {
+            let (jump, overflow) = time.nanoseconds.subtractingReportingOverflow(latest.nanoseconds)
+            guard !overflow, jump <= Self.maximumJump else { return [] }
+        }
+        if time > (latest ?? time) || latest == nil { latest = time }
+        return recorder.advance(to: time)
     }
 
     enum Decoded {

@@ -219,11 +219,26 @@ public struct AccelerometerCSV: Sendable {
         return 1 / intervals[intervals.count / 2]
     }
 
+    /// The most samples `resampled(to:)` makes for each sample it is given (and a floor for
+    /// short files): a recording's times that would make more are wrong, and following them
+    /// would fill memory (a time of 1e12 s once asked for 5e13 samples).
+    public static let maximumResamplingFactor = 16
+
     /// The samples resampled to `rate` Hz by linear interpolation (a Pi's accelerometer runs at
-    /// 25–100 Hz; the recordings run faster).
-    public func resampled(to rate: Double) -> AccelerometerCSV {
+    /// 25–100 Hz; the recordings run faster). Throws when the samples' span at `rate` would make
+    /// more than `maximumResamplingFactor` samples for each one given (at least 100,000).
+    public func resampled(to rate: Double) throws(Error) -> AccelerometerCSV {
         var out = AccelerometerCSV()
         guard let first = times.first, let lastTime = times.last else { return out }
+        let wanted = (lastTime - first) * rate
+        let allowed = Double(max(100_000, times.count * Self.maximumResamplingFactor))
+        guard rate > 0, rate.isFinite, wanted.isFinite, wanted <= allowed else {
+            throw Error(
+                line: times.count,
+                reason:
+                    "the samples span \(lastTime - first) s: at \(rate) Hz that is \(wanted) samples from \(times.count); the times are wrong (seconds from the start are expected)"
+            )
+        }
         var j = 0
         var k = 0
         while true {

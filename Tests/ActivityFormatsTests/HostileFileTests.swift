@@ -244,6 +244,19 @@ struct HostileFileTests {
         #expect(error?.contains(file.expected) == true, "\(error ?? "read without error")")
     }
 
+    @Test("A <Lap> opened inside a <Trackpoint> (found by fuzzing: an index of -1) is read without a trap")
+    func tcxLapInsideTrackpoint() {
+        let file = Array(
+            #"<Activity><Lap StartTime="2026-11-02T18:15:12"><Track><Trackpoint><Lap StartTime="2026-11-02T18:15:12"><Trackpoint><Time>2026-11-02T18:15:12</Time></Trackpoint>"#
+                .utf8)
+        let error = Self.error { () throws(ActivityFileError) in try TCXReader.read(file) }
+        #expect(error != nil, "not a TCX file (no root, not closed), said so")
+        let wrapped = Self.tcx(laps: [
+            (Self.t0, "<Track><Trackpoint><Lap StartTime=\"\(Self.t0)\"></Lap></Trackpoint></Track>")
+        ])
+        #expect(Self.error { () throws(ActivityFileError) in try TCXReader.read(wrapped) } == nil)
+    }
+
     // MARK: The XML date parser
 
     @Test(

@@ -102,7 +102,7 @@ struct IIOTests {
         // A real walk (phone in hand) at 50 Hz, written as the driver's buffer would hold it:
         // x, y, z as le:s16 counts of 0.00239 m/s² (±8 g), and a le:s64 nanosecond timestamp.
         let (samples, _) = try StepDetectorFixture.load("Nexus_Jamie_Hard_InHand_1")
-        let walk = samples.resampled(to: 50)
+        let walk = try samples.resampled(to: 50)
         let scale = 0.002394
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -1,5 +1,6 @@
 import HandoffModel
 import Recorder
+import SensorCodecs
 import Testing
 
 /// A run recovered after a crash keeps the laps that closed before it and gets one final lap
@@ -52,5 +53,28 @@ struct RecoveryLapTests {
         let whole = try #require(
             RunRecovery.finish(points: Self.points(to: 30), events: Self.events, laps: []).finalLap)
         #expect(whole.index == 1 && whole.statistics.distanceMeters == 90 && whole.statistics.timerSeconds == 30)
+    }
+}
+
+/// A capture whose clock jumps centuries (found by fuzzing: a stop at 2^63 ns made the recorder
+/// fill memory with a point for every second of 292 years).
+@Suite("The pipeline skips events whose clock jumps more than a day")
+struct PipelineClockJumpTests {
+    @Test("A stop at 2^63 ns after a start is skipped with a reason; the run goes on and stops normally")
+    func stopAtTheEndOfTime() throws {
+        var pipeline = RunPipeline()
+        let start = CaptureEvent(
+            monotonic: MonotonicInstant(nanoseconds: 1_000_000_000), wall: nil, body: .command(.start))
+        #expect(pipeline.process(start).commandError == nil)
+        let far = CaptureEvent(monotonic: MonotonicInstant(nanoseconds: .max), wall: nil, body: .command(.stop))
+        let skipped = pipeline.process(far)
+        #expect(skipped.decodeError?.contains("cannot jump so far") == true && skipped.outputs.isEmpty)
+        #expect(pipeline.advance(to: MonotonicInstant(nanoseconds: .max)).isEmpty)
+        // Within a day the clock is followed, and the stop applies.
+        let later = MonotonicInstant(nanoseconds: 61_000_000_000)
+        _ = pipeline.advance(to: later)
+        let stop = pipeline.process(CaptureEvent(monotonic: later, wall: nil, body: .command(.stop)))
+        #expect(stop.commandError == nil && stop.decodeError == nil)
+        #expect(stop.outputs.contains { if case .finished = $0 { true } else { false } })
     }
 }

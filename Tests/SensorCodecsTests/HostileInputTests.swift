@@ -82,4 +82,12 @@ struct HostileInputTests {
         }
         #expect((try? HeartRateMeasurement(decoding: [0x10, 72, 0x00, 0x04]))?.rrIntervals1024ths == [1024])
     }
+
+    @Test("An accelerometer CSV whose times span 1e12 s is refused when resampled (found by fuzzing: it filled memory)")
+    func csvHugeSpan() throws {
+        let samples = try AccelerometerCSV(text: "0,0,9.8,0\n0.01,0,9.8,0\n0.02,0,9.8,0\n1e12,0,9.8,0\n")
+        #expect(throws: AccelerometerCSV.Error.self) { try samples.resampled(to: 50) }
+        let walk = try AccelerometerCSV(text: (0..<200).map { "\(Double($0) / 100),0,9.8,0" }.joined(separator: "\n"))
+        #expect(try walk.resampled(to: 50).times.count == 100)
+    }
 }

@@ -22,7 +22,7 @@ struct StepDetectorTests {
         var report = ["native \(Int(samples.sampleRate!.rounded())) Hz: \(native)"]
         #expect(abs(Double(native - truth)) <= 0.05 * Double(truth), "\(recording) native: \(native) of \(truth)")
         for rate in [100.0, 50, 25] {
-            let count = samples.resampled(to: rate).countSteps()
+            let count = try samples.resampled(to: rate).countSteps()
             report.append("\(Int(rate)) Hz: \(count)")
             #expect(
                 abs(Double(count - truth)) <= 0.05 * Double(truth), "\(recording) at \(rate) Hz: \(count) of \(truth)")
