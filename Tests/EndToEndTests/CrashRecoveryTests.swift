@@ -14,6 +14,34 @@ struct CrashRecoveryTests {
         }.max()
     }
 
+    /// Starts handoffd replaying the demo run at 25×, waits for run `run` to start and kills it
+    /// `after` seconds in. The waiting is done on a thread of its own, not on the test pool: other
+    /// suites' synchronous work can hold the pool's threads for a minute at the start of a pass,
+    /// and a kill timed there came after the whole run had been replayed. Returns the killed
+    /// daemon and the last point it said it recorded.
+    static func startAndKill(
+        run: Int, in dir: TemporaryDirectory, after seconds: Double
+    ) async throws -> (Daemon, Int) {
+        let daemon = try Daemon(
+            in: dir, arguments: ["--replay", demoCapturePath, "--speed", "25", "--log-level", "trace"],
+            logName: "run\(run).log")
+        let started: Bool = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(60)
+                while !daemon.log.contains("Run \(run) started"), Date() < deadline { usleep(5_000) }
+                guard daemon.log.contains("Run \(run) started") else {
+                    daemon.kill()
+                    return continuation.resume(returning: false)
+                }
+                usleep(useconds_t(seconds * 1_000_000))
+                daemon.kill()
+                continuation.resume(returning: true)
+            }
+        }
+        guard started else { throw DaemonFailure("run \(run) never started: \(daemon.log)") }
+        return (daemon, Self.lastLoggedPoint(daemon.log) ?? 0)
+    }
+
     @Test(
         "SIGKILL at 20 random moments while recording: each run is recovered, the journal is sound, at most 2 s of points are lost"
     )
@@ -23,22 +51,10 @@ struct CrashRecoveryTests {
         var random = SystemRandomNumberGenerator()
         var moments: [Double] = []
         for run in 1...20 {
-            let daemon = try Daemon(
-                in: dir, arguments: ["--replay", demoCapturePath, "--speed", "25", "--log-level", "trace"],
-                logName: "run\(run).log")
-            try await daemon.waitUntilReady()
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !daemon.log.contains("Run \(run) started") {
-                guard ContinuousClock.now < deadline else {
-                    throw DaemonFailure("run \(run) never started: \(daemon.log)")
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
             let moment = Double.random(in: 0.05...2.0, using: &random)
             moments.append(moment)
-            try await Task.sleep(for: .milliseconds(Int(moment * 1000)))
-            daemon.kill()
-            let logged = Self.lastLoggedPoint(daemon.log) ?? 0
+            let (daemon, logged) = try await Self.startAndKill(run: run, in: dir, after: moment)
+            #expect(!daemon.log.contains("Run \(run) finished"), "run \(run) was killed while it recorded")
 
             // Start again: the open run is recovered before anything else happens.
             let restarted = try Daemon(in: dir, arguments: [], logName: "recover\(run).log")
