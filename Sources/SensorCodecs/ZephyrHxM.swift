@@ -58,9 +58,9 @@ public struct HxMGeneralData: Hashable, Sendable {
         }
         func u16(_ i: Int) -> UInt16 { UInt16(d[i]) | UInt16(d[i + 1]) << 8 }
         firmwareID = u16(0)
-        firmwareVersion = String(decoding: d[2...3], as: UTF8.self)
+        firmwareVersion = Self.latin1(d[2...3])
         hardwareID = u16(4)
-        hardwareVersion = String(decoding: d[6...7], as: UTF8.self)
+        hardwareVersion = Self.latin1(d[6...7])
         battery = d[Self.batteryOffset]
         heartRate = d[9]
         heartBeatNumber = d[10]
@@ -69,6 +69,20 @@ public struct HxMGeneralData: Hashable, Sendable {
         speed256ths = u16(49)
         strides = d[51]
         cadenceRaw = u16(53)
+    }
+
+    /// The version bytes as text, one character a byte (ISO 8859-1), so that any byte a strap
+    /// sends comes back out as it was. The straps send ASCII ("1f"); reading them as UTF-8 turned
+    /// a stray 0xFF into U+FFFD, which encoded to other bytes (found by fuzzing).
+    static func latin1(_ bytes: ArraySlice<UInt8>) -> String {
+        var text = String.UnicodeScalarView()
+        for byte in bytes { text.append(Unicode.Scalar(byte)) }
+        return String(text)
+    }
+
+    /// The first two characters of a version as bytes: a character past U+00FF becomes `?`.
+    static func latin1(_ text: String) -> [UInt8] {
+        text.unicodeScalars.prefix(2).map { $0.value <= 0xFF ? UInt8($0.value) : UInt8(ascii: "?") }
     }
 
     /// Decodes a frame the framer found; throws when it is another message or too short.
@@ -87,9 +101,9 @@ public struct HxMGeneralData: Hashable, Sendable {
             d[i + 1] = UInt8(v >> 8)
         }
         put(firmwareID, 0)
-        for (i, b) in firmwareVersion.utf8.prefix(2).enumerated() { d[2 + i] = b }
+        for (i, b) in Self.latin1(firmwareVersion).enumerated() { d[2 + i] = b }
         put(hardwareID, 4)
-        for (i, b) in hardwareVersion.utf8.prefix(2).enumerated() { d[6 + i] = b }
+        for (i, b) in Self.latin1(hardwareVersion).enumerated() { d[6 + i] = b }
         d[Self.batteryOffset] = battery
         d[9] = heartRate
         d[10] = heartBeatNumber

@@ -90,4 +90,21 @@ struct HostileInputTests {
         let walk = try AccelerometerCSV(text: (0..<200).map { "\(Double($0) / 100),0,9.8,0" }.joined(separator: "\n"))
         #expect(try walk.resampled(to: 50).times.count == 100)
     }
+
+    @Test(
+        "An HxM frame with a version byte that is not UTF-8 decodes, encodes and decodes to the same (found by fuzzing)"
+    )
+    func hxmVersionBytes() throws {
+        var data = [UInt8](repeating: 0, count: HxMGeneralData.dataLength)
+        data[0] = 26
+        data[2] = 0xFF
+        data[3] = UInt8(ascii: "f")
+        data[6] = 0x00
+        data[7] = 0x80
+        let decoded = try HxMGeneralData(data: data)
+        #expect(decoded.firmwareVersion.unicodeScalars.map(\.value) == [0xFF, 0x66])
+        let frame = decoded.encodedFrame()
+        #expect(Array(frame[3..<(3 + HxMGeneralData.dataLength)]) == data)
+        #expect(try HxMGeneralData(data: Array(frame[3..<(3 + HxMGeneralData.dataLength)])) == decoded)
+    }
 }
