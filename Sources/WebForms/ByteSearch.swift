@@ -25,17 +25,29 @@ public struct ByteSearch: Sendable {
 
     /// The first index of the needle in `haystack[from..<to]` (`to` defaults to the end), or nil.
     public func firstIndex(in haystack: [UInt8], from: Int, to: Int? = nil) -> Int? {
+        search(in: haystack, from: from, to: to).index
+    }
+
+    /// `firstIndex`, with the number of byte comparisons it made: at most twice the bytes
+    /// searched, whatever they are (each comparison either moves on a byte or shortens the match,
+    /// which never grows by more than a byte a step). Tests count these instead of timing.
+    public func search(in haystack: [UInt8], from: Int, to: Int? = nil) -> (index: Int?, comparisons: Int) {
         let end = min(to ?? haystack.count, haystack.count)
-        guard !needle.isEmpty, from >= 0, end - from >= needle.count else { return nil }
+        guard !needle.isEmpty, from >= 0, end - from >= needle.count else { return (nil, 0) }
         var matched = 0
+        var comparisons = 0
         var i = from
         while i < end {
             let byte = haystack[i]
-            while matched > 0 && byte != needle[matched] { matched = failure[matched - 1] }
+            while matched > 0 && byte != needle[matched] {
+                comparisons += 1
+                matched = failure[matched - 1]
+            }
+            comparisons += 1
             if byte == needle[matched] { matched += 1 }
-            if matched == needle.count { return i + 1 - needle.count }
+            if matched == needle.count { return (i + 1 - needle.count, comparisons) }
             i += 1
         }
-        return nil
+        return (nil, comparisons)
     }
 }

@@ -22,12 +22,11 @@ struct AttackTests {
             let ada = try await client.signUp("ada")
             let boundary = String(repeating: "b", count: 70)
             let body = WebFormsTests.nearMiss(boundary: boundary, bytes: 1 << 20)
-            let started = ContinuousClock.now
             let reply = try await client.call(
                 .put, "/v1/runs/\(UUID().uuidString.lowercased())", token: ada, body: body,
                 contentType: "multipart/form-data; boundary=\(boundary)")
+            // That the search is linear is counted in WebFormsTests, not timed here.
             #expect(reply.status == .badRequest && reply.errorCode == "bad_multipart")
-            #expect(ContinuousClock.now - started < .seconds(5))
             try await Self.alive(client)
         }
     }

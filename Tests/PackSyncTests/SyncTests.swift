@@ -71,7 +71,11 @@ struct SyncTests {
             #expect(await pack.worker.status().queued.first?.attempts == attempts)
             // A person asks again: it is tried (and refused) once more.
             try await pack.worker.requestSync(now: true, anywhere: false)
-            try await Task.sleep(for: .milliseconds(500))
+            // Waits for the attempt itself (a fixed 500 ms was too short on a loaded machine).
+            let retried = ContinuousClock.now + .seconds(20)
+            while await pack.worker.status().queued.first?.attempts == attempts, ContinuousClock.now < retried {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(await pack.worker.status().queued.first?.attempts == attempts + 1)
             await pack.worker.stop()
             await worker.value
