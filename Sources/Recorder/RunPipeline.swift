@@ -15,10 +15,10 @@ public struct RunPipeline: Sendable {
     /// The latest event time seen, for `maximumJump`.
     private var latest: MonotonicInstant?
 
-    /// The furthest one event may come after the latest before it: a day. A pack's monotonic
-    /// clock cannot jump so far; a capture whose clock does is corrupt, and following it would
-    /// make a point for every second of the jump (a stop at 2^63 ns once asked for 292 years of
-    /// points). Such an event is skipped, with the reason in `Step.decodeError`.
+    /// The furthest one event may come after (or before) the latest before it: a day. A pack's
+    /// monotonic clock cannot jump so far; a capture whose clock does is corrupt, and following
+    /// it would make a point for every second of the jump (a stop at 2^63 ns once asked for 292
+    /// years of points). Such an event is skipped, with the reason in `Step.decodeError`.
     public static let maximumJump: Int64 = 86_400 * 1_000_000_000
 
     public init(configuration: RecorderConfiguration = RecorderConfiguration(), sensors: [SensorDescriptor] = []) {
@@ -52,9 +52,10 @@ public struct RunPipeline: Sendable {
         var step = Step()
         if let latest {
             let (jump, overflow) = event.monotonic.nanoseconds.subtractingReportingOverflow(latest.nanoseconds)
-            if overflow || jump > Self.maximumJump {
+            if overflow || jump > Self.maximumJump || jump < -Self.maximumJump {
+                let span = overflow ? "centuries" : "\(abs(jump) / 1_000_000_000) s"
                 step.decodeError =
-                    "an event \(overflow ? "centuries" : "\(jump / 1_000_000_000) s") after the one before it was skipped: a pack's clock cannot jump so far"
+                    "an event \(span) \(jump < 0 ? "before" : "after") the latest was skipped: a pack's clock cannot jump so far"
                 return step
             }
         }

@@ -131,14 +131,27 @@ public enum CaptureCodec {
         try decodeEvent(Array(line.utf8))
     }
 
+    /// The latest monotonic time an event may carry: 2^62 ns (146 years after boot).
+    public static let maximumMonotonicNanoseconds: Int64 = 1 << 62
+
     /// Reads an event line from its bytes (as a capture file holds them).
     public static func decodeEvent(_ line: [UInt8]) throws(CaptureError) -> CaptureEvent {
         let object = try parseObject(line)
         if object[headerKey] != nil { throw .unexpectedHeader }
-        let mono = MonotonicInstant(nanoseconds: try requiredInteger(object, "mono_ns"))
+        // A pack's monotonic clock counts from boot: 2^62 ns is 146 years of it. Bounding it (and
+        // the wall clock, to 1970–2100) keeps every difference of two times within 64 bits, so
+        // no capture can make the recorder's time arithmetic overflow (found by fuzzing).
+        let monoNs = try requiredInteger(object, "mono_ns")
+        guard (0...Self.maximumMonotonicNanoseconds).contains(monoNs) else {
+            throw .wrongType(field: "mono_ns", expected: "nanoseconds since boot, from 0 to 2^62")
+        }
+        let mono = MonotonicInstant(nanoseconds: monoNs)
         var wall: WallInstant?
         if let value = object["wall_ns"], !value.isNull {
             guard let ns = value.int64Value else { throw .wrongType(field: "wall_ns", expected: "an integer") }
+            guard ns >= 0, ns < CivilTime.supportedInstants.upperBound.nanosecondsSinceEpoch else {
+                throw .wrongType(field: "wall_ns", expected: "nanoseconds since 1970, before 2101")
+            }
             wall = WallInstant(nanosecondsSinceEpoch: ns)
         }
         let kind = try requiredString(object, "kind")

@@ -77,4 +77,18 @@ struct PipelineClockJumpTests {
         #expect(stop.commandError == nil && stop.decodeError == nil)
         #expect(stop.outputs.contains { if case .finished = $0 { true } else { false } })
     }
+
+    @Test("Events more than a day before the latest are skipped too (found by fuzzing: a run begun centuries back)")
+    func backwards() {
+        var pipeline = RunPipeline()
+        let day: Int64 = 86_400 * 1_000_000_000
+        _ = pipeline.advance(to: MonotonicInstant(nanoseconds: 3 * day))
+        let early = pipeline.process(
+            CaptureEvent(monotonic: MonotonicInstant(nanoseconds: day), wall: nil, body: .command(.start)))
+        #expect(early.decodeError?.contains("before the latest") == true && early.outputs.isEmpty)
+        let near = pipeline.process(
+            CaptureEvent(
+                monotonic: MonotonicInstant(nanoseconds: 3 * day - 60_000_000_000), wall: nil, body: .command(.start)))
+        #expect(near.decodeError == nil && near.commandError == nil)
+    }
 }

@@ -107,4 +107,19 @@ struct HostileInputTests {
         #expect(Array(frame[3..<(3 + HxMGeneralData.dataLength)]) == data)
         #expect(try HxMGeneralData(data: Array(frame[3..<(3 + HxMGeneralData.dataLength)])) == decoded)
     }
+
+    @Test("A capture event's clocks are bounded: mono_ns 0…2^62, wall_ns 1970…2100 (found by fuzzing: an overflow)")
+    func captureClockBounds() throws {
+        func event(_ mono: String, wall: String = "null") -> [UInt8] {
+            Array(#"{"mono_ns":\#(mono),"wall_ns":\#(wall),"kind":"command","command":"stop"}"#.utf8)
+        }
+        #expect(try CaptureCodec.decodeEvent(event("0")).monotonic.nanoseconds == 0)
+        #expect(try CaptureCodec.decodeEvent(event("4611686018427387904")).monotonic.nanoseconds == 1 << 62)
+        for bad in ["9223372036854775807", "-1", "4611686018427387905"] {
+            #expect(throws: CaptureError.self) { try CaptureCodec.decodeEvent(event(bad)) }
+        }
+        #expect(throws: CaptureError.self) { try CaptureCodec.decodeEvent(event("1", wall: "-1")) }
+        #expect(throws: CaptureError.self) { try CaptureCodec.decodeEvent(event("1", wall: "9223372036854775807")) }
+        #expect(try CaptureCodec.decodeEvent(event("1", wall: "1781418558970000000")).wall != nil)
+    }
 }
