@@ -91,7 +91,8 @@ public struct ActivityLimits: Hashable, Sendable {
     }
 
     static func describeDuration(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "forever" }
+        // A summary's 1e300 s reaches here on its way to an error: no Int conversion past 1e15.
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "longer than anyone lives" }
         if seconds >= 2 * 365.25 * 86_400 { return "\(Int(seconds / (365.25 * 86_400))) years" }
         if seconds >= 2 * 86_400 { return "\(Int(seconds / 86_400)) days" }
         if seconds >= 2 * 3_600 { return "\(Int(seconds / 3_600)) hours" }

@@ -189,6 +189,9 @@ struct HostileFileTests {
                 gpx(points: twoPoints, extensions: stats("<gpxtrkx:MovingTime>1e300</gpxtrkx:MovingTime>")),
                 "MovingTime"),
             Crafted(
+                "ElapsedTime 1e300 in the error's duration",
+                gpx(points: ["2026-06-14T07:00:00Z", "2026-07-30T07:00:00Z"]), "46 days"),
+            Crafted(
                 "Distance 1e300",
                 gpx(points: twoPoints, extensions: stats("<gpxtrkx:Distance>1e300</gpxtrkx:Distance>")), "distance"),
             Crafted(
