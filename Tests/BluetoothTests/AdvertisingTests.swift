@@ -167,13 +167,18 @@ struct AdvertisingTests {
         let a = try CSCMeasurement(decoding: try Hex.decode("03 10270000 00fc 6400 00fc"))
         #expect(a.wheel == .init(count: 10_000, lastEventTime1024ths: 0xFC00))
         #expect(a.crank == .init(count: 100, lastEventTime1024ths: 0xFC00))
-        // One second later (1024 ticks, wrapping past 0xFFFF): 2 wheel and 1.5 crank revolutions.
+        // The wheel's clock wraps past 0xFFFF: 1,024 ticks, one second, for 2 revolutions; the
+        // crank's does not yet: 512 ticks for one turn, 120 a minute.
         let b = CSCMeasurement(
             wheel: .init(count: 10_002, lastEventTime1024ths: 0x0000),
             crank: .init(count: 101, lastEventTime1024ths: 0xFE00))
         let rates = b.rates(since: a)
         #expect(rates.wheelPerSecond == 2)
         #expect(rates.crankPerMinute == 120)
+        // Then the crank's clock wraps: 0xFE00 to 0x0200 is 1,024 ticks for one turn.
+        let c = CSCMeasurement(crank: .init(count: 102, lastEventTime1024ths: 0x0200))
+        #expect(c.rates(since: b).crankPerMinute == 60)
+        #expect(c.rates(since: b).wheelPerSecond == nil)
         #expect(try CSCMeasurement(decoding: b.encoded()) == b)
         #expect(throws: GATTValueError.self) { try CSCMeasurement(decoding: [0x01, 0x10, 0x27]) }
     }

@@ -68,6 +68,10 @@ struct RunTests {
 
             let again = try await client.upload(ada, uuid: uuid, file: file)
             #expect(again.status == .ok && again["sha256"] as? String == first["sha256"] as? String)
+            // The same UUID in capitals (RFC 9562 §4: case-insensitive) is the same run, not a
+            // second one counted again.
+            let shouted = try await client.upload(ada, uuid: uuid.uppercased(), file: file)
+            #expect(shouted.status == .ok && shouted["sha256"] as? String == first["sha256"] as? String)
             let other = RunFiles.fit(start: start, seconds: 1300, speed: 3.1)
             let conflict = try await client.upload(ada, uuid: uuid, file: other)
             #expect(conflict.status == .conflict && conflict.errorCode == "run_conflict")

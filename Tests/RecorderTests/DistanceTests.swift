@@ -110,4 +110,22 @@ struct DistanceTests {
         #expect(abs(summary.splits[2].distanceMeters - 480) < 1e-4)
         #expect(abs(summary.statistics.averagePaceSecondsPerKilometer! - 250) < 1e-6)
     }
+
+    @Test("Auto-lap closes at each kilometre mark even when no point lands on one: laps do not drift by the overshoot")
+    func autoLapOnTheMarks() throws {
+        var h = Harness()
+        try h.command(.start, at: 0)
+        // 3.7 m/s: no point lands on a kilometre, each crossing overshoots by up to 3.7 m.
+        for s in 0...1000 { h.gps(north: Double(s) * 3.7, speed: 3.7, at: Double(s)) }
+        try h.command(.stop, at: 1000)
+        let closed = h.laps.filter { $0.trigger == .distance }
+        #expect(closed.count == 3)
+        // Each lap ends at the first point at or past its kilometre mark, wherever the lap
+        // before it ended.
+        for (k, lap) in closed.enumerated() {
+            let mark = Double(k + 1) * 1000
+            let first = try #require(h.points.first { $0.distanceMeters >= mark })
+            #expect(lap.endElapsedSeconds == first.elapsedSeconds, "lap \(k + 1) ends past \(mark) m")
+        }
+    }
 }
