@@ -90,6 +90,10 @@ final class PanelService: Service, Sendable {
     private let wake = Wakeup()
     /// Wakes the LED's thread when the pattern changes (it otherwise sleeps until its next edge).
     private let ledWake = ThreadWake()
+    /// What the panel has done so far, for tests that must see it act before they can say that
+    /// nothing came of it: presses acted on (a command sent, or ignored), looks at the pack's state,
+    /// and when the LED's thread began its latest finished look at the pattern.
+    private let activity = Mutex<(presses: Int, looks: Int, ledLook: MonotonicInstant?)>((0, 0, nil))
 
     init(
         engine: PackEngine, sync: SyncWorker?, button: (any ButtonLine)?, led: (any LEDLine)?, gpsConfigured: Bool,
@@ -106,6 +110,13 @@ final class PanelService: Service, Sendable {
     }
 
     var pattern: LEDPattern { shown.withLock { $0 } }
+    /// Presses acted on so far: counted once the press's command has been answered, or ignored.
+    var pressesHandled: Int { activity.withLock { $0.presses } }
+    /// Looks at the pack's state so far (one every 0.5 s, and one after each press).
+    var looks: Int { activity.withLock { $0.looks } }
+    /// When the LED's thread began its latest finished look at the pattern (the line set, if the
+    /// level changed): a look begun after a level was set has seen that level stand, or changed it.
+    var ledLookedAt: MonotonicInstant? { activity.withLock { $0.ledLook } }
 
     func run() async throws {
         let stopping = StopFlag()
@@ -147,6 +158,7 @@ final class PanelService: Service, Sendable {
             return true
         }
         if changed { ledWake.signal() }
+        activity.withLock { $0.looks += 1 }
     }
 
     private func readButton(_ line: any ButtonLine, stopping: StopFlag) {
@@ -181,7 +193,8 @@ final class PanelService: Service, Sendable {
         let sync = self.sync
         let logger = self.logger
         let wake = self.wake
-        Task {
+        Task { [self] in
+            defer { activity.withLock { $0.presses += 1 } }
             let state = await engine.status().state
             let recording = state == "recording" || state == "paused"
             let command: String
@@ -211,6 +224,7 @@ final class PanelService: Service, Sendable {
         var showing: LEDPattern?
         var since = PackClock.monotonic()
         while !stopping.isSet {
+            let look = PackClock.monotonic()
             let pattern = shown.withLock { $0 }
             if pattern != showing {
                 showing = pattern
@@ -228,6 +242,7 @@ final class PanelService: Service, Sendable {
                     if failures == 1 { logger.error("The LED's line failed: \(error)") }
                 }
             }
+            activity.withLock { $0.ledLook = look }
             // Sleep until the pattern's next edge, or until the pattern changes: an idle pack's
             // LED thread wakes twice in 5 s.
             ledWake.wait(seconds: Double(max(5, min(level.untilChangeMs, 5000))) / 1000)

@@ -33,7 +33,9 @@ struct CLITests {
         #expect(lines[2].contains(#""cadence_spm":80"#))
     }
 
-    @Test("decode nmea --json prints one fix per epoch with gpsd's TPV names", .enabled(if: Fixtures.available))
+    @Test(
+        "decode nmea --json prints one fix per epoch with gpsd's TPV names",
+        .enabled(if: Fixtures.available, "needs ../shared/fixtures (HANDOFF_FIXTURES)"))
     func decodeNMEA() throws {
         let log = try Fixtures.text("gpsd/ublox-neo-m9n-nmea.log")
         let result = try handoff(["decode", "nmea", "--json"], stdin: log)
@@ -59,7 +61,7 @@ struct CLITests {
 
     @Test(
         "decode hxm prints every frame of the real HxM stream with its offset and RR intervals",
-        .enabled(if: Fixtures.available))
+        .enabled(if: Fixtures.available, "needs ../shared/fixtures (HANDOFF_FIXTURES)"))
     func decodeHxM() throws {
         let stream = try Fixtures.data("rfcomm/zephyr-hxm/120-second-bt-stream-hxm.dat")
         let result = try handoff(["decode", "hxm"], stdinBytes: stream)

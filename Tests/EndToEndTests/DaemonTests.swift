@@ -90,13 +90,17 @@ struct DaemonTests {
         #expect(try JSONDecoder().decode(CommandReport.self, from: Data(result.stdout.utf8)).state == "recording")
         result = try handoff(["start"] + socket)
         #expect(result.status == 1 && result.stderr.contains("already being recorded"))
-        try await Task.sleep(for: .milliseconds(2100))
+        // A lap needs a recorded second in it: waits for the first point, however late it comes.
+        _ = try await daemon.waitFor { ($0.points ?? 0) >= 1 }
         #expect(try handoff(["lap"] + socket).status == 0)
         #expect(try handoff(["pause"] + socket).stdout.contains("Paused"))
         #expect(try handoff(["resume"] + socket).stdout.contains("Recording again"))
         let status = try handoff(["status"] + socket)
         #expect(status.stdout.contains("Recording run 1"))
-        try await Task.sleep(for: .milliseconds(1200))  // a recorded second after the lap, so that a last lap exists
+        // A recorded second after the lap (and the pause), so that a last lap exists.
+        let pointsAtResume =
+            try daemon.client.send(ControlRequest(command: "status"), expecting: StatusReport.self).points ?? 0
+        _ = try await daemon.waitFor { ($0.points ?? 0) > pointsAtResume }
         result = try handoff(["stop"] + socket)
         #expect(result.status == 0 && result.stdout.contains("Run 1 finished"))
         let show =

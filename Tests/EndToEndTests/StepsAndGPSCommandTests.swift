@@ -7,7 +7,7 @@ import Testing
 struct StepsAndGPSCommandTests {
     @Test(
         "steps counts a real recording within 5 % of the foot switches, natively and at 50 Hz",
-        .enabled(if: Fixtures.available))
+        .enabled(if: Fixtures.available, "needs ../shared/fixtures (HANDOFF_FIXTURES)"))
     func countsRecording() throws {
         let dir = try TemporaryDirectory("steps-cli")
         defer { dir.remove() }

@@ -10,7 +10,9 @@ import Testing
 /// nothing of any other site. One browser at a time: two beside the store's load tests would
 /// crowd CI's two cores.
 @Suite(
-    "The store's pages in Chromium", .serialized, .enabled(if: SystemPrograms.runnable("chromium", "chromedriver")))
+    "The store's pages in Chromium", .serialized,
+    .enabled(if: SystemPrograms.runnable("chromium", "chromedriver"), "needs Chromium and chromedriver (scripts/setup)")
+)
 struct BrowserTests {
     @Test(
         "A person links a pack from the code it printed and reads the group's page: bar, baton, members, legs, nothing from elsewhere",

@@ -9,9 +9,14 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The two engines every store test runs against. PostgreSQL needs a server: `.ci/run` starts
-/// one on loopback (scripts/postgres) and sets HANDOFF_POSTGRES_URL; where CI requires system
-/// programs, a missing server fails the PostgreSQL cases instead of leaving them out.
+/// The two engines every store test runs against. PostgreSQL needs a server: scripts/test and
+/// `.ci/run` start one on loopback (scripts/postgres) and set HANDOFF_POSTGRES_URL.
+///
+/// Every store test takes both engines, always: a PostgreSQL case is never left out of the list.
+/// Where it cannot run, the harness says so when the case starts (`postgresAdminURL()`): it fails
+/// where system programs are required (HANDOFF_REQUIRE_SYSTEM_PROGRAMS, set by scripts/test and
+/// CI), and elsewhere records a warning naming the reason and cancels the case, so that the run's
+/// output shows a skip, never a pass.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     case postgres
@@ -27,11 +32,28 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         return url.isEmpty ? nil : url
     }
 
-    static var available: [Backend] {
-        let required =
-            !(ProcessInfo.processInfo.environment[SystemPrograms.environmentVariable] ?? "0")
-            .isEmpty && ProcessInfo.processInfo.environment[SystemPrograms.environmentVariable] != "0"
-        return adminURL != nil || required ? [.sqlite, .postgres] : [.sqlite]
+    /// The engines a store test runs on: both, whatever this machine has (see above for what
+    /// happens to a PostgreSQL case without a server).
+    static var available: [Backend] { allCases }
+
+    static let missingServer =
+        "HANDOFF_POSTGRES_URL is not set: run scripts/postgres and export the URL it prints (scripts/test and CI do)"
+
+    /// The PostgreSQL server's admin URL, for a case that is about to use it. Without one, the case
+    /// fails (system programs required) or records a warning with the reason and is cancelled:
+    /// Swift Testing prints nothing for one cancelled case of a parameterized test, but it prints
+    /// the warning, with the case's argument, and counts it in the summary.
+    static func postgresAdminURL(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        if let adminURL { return adminURL }
+        if SystemPrograms.required {
+            Issue.record(
+                "PostgreSQL case cannot run: \(missingServer) (\(SystemPrograms.environmentVariable) is set)",
+                sourceLocation: sourceLocation)
+        } else {
+            Issue.record(
+                "PostgreSQL case not run: \(missingServer)", severity: .warning, sourceLocation: sourceLocation)
+        }
+        try Test.cancel("PostgreSQL case not run: \(missingServer)", sourceLocation: sourceLocation)
     }
 }
 
@@ -72,11 +94,7 @@ struct StoreHarness {
         case .sqlite:
             return try await body(try SQLiteDatabase(path: directory.file("store.sqlite").path))
         case .postgres:
-            guard let admin = Backend.adminURL else {
-                Issue.record(
-                    "HANDOFF_POSTGRES_URL is not set: run scripts/postgres and export the URL it prints (CI does)")
-                throw CancellationError()
-            }
+            let admin = try Backend.postgresAdminURL()
             let name = "handoff_test_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)"
             try await PostgresDatabase.createDatabase(adminURL: admin, name: name, logger: logger)
             let url = PostgresDatabase.url(admin, database: name)

@@ -102,10 +102,10 @@ struct StoreExecutableTests {
     }
 
     @Test(
-        "HANDOFF_STORE_DATABASE, like --database, keeps the data in PostgreSQL; a URL that is not one is refused in words",
-        .enabled(if: Backend.available.contains(.postgres)))
+        "HANDOFF_STORE_DATABASE, like --database, keeps the data in PostgreSQL; a URL that is not one is refused in words"
+    )
     func postgresTwin() async throws {
-        let admin = try #require(Backend.adminURL, "HANDOFF_POSTGRES_URL: scripts/postgres prints one")
+        let admin = try Backend.postgresAdminURL()
         let logger = Logger(label: "store.test")
         let name = "handoff_exe_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)"
         try await PostgresDatabase.createDatabase(adminURL: admin, name: name, logger: logger)

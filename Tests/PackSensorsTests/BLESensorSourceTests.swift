@@ -56,7 +56,7 @@ struct BLESensorSourceTests {
         }
         thread.start()
         #expect(server.finish() == [])
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, !collector.links.contains(.disconnected) || attempts.load(ordering: .relaxed) < 3 {
             usleep(20_000)
         }
@@ -94,23 +94,31 @@ struct BLESensorSourceTests {
             .expect("08 1200 1500 0328"), .send("01 08 1200 0a"),
         ])
         var source = BLESensorSource(sensor: Self.strap)
-        source.backoff = Backoff(initial: 5, maximum: 5)
+        source.backoff = Backoff(initial: 0.05, maximum: 0.05)
         let clientFD = server.clientFD
-        let used = Atomic<Bool>(false)
+        let connects = Atomic<Int>(0)
         source.connect = { _, _ in
-            if !used.exchange(true, ordering: .relaxed) { return SocketATTBearer(adopting: clientFD) }
+            if connects.add(1, ordering: .relaxed).newValue == 1 { return SocketATTBearer(adopting: clientFD) }
             throw BlueZError.cancelled
         }
         let collector = EventCollector()
         let stop = StopSignal()
+        defer { stop.set() }
+        let done = Atomic<Bool>(false)
         let thread = Thread { [source] in
             source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test"))
+            done.store(true, ordering: .releasing)
         }
         thread.start()
         #expect(server.finish() == [])
-        usleep(300_000)
-        stop.set()
-        while thread.isExecuting { usleep(20_000) }
+        // The probe: the source is done with the sensor when it connects again (that attempt is
+        // cancelled, and the source stops). Only then is "never reported connected" a finding.
+        let deadline = Date().addingTimeInterval(120)
+        while !done.load(ordering: .acquiring), Date() < deadline { usleep(20_000) }
+        let finished = done.load(ordering: .acquiring)
+        #expect(finished, "the source did not give the sensor up and try again")
+        let attempts = connects.load(ordering: .relaxed)
+        #expect(attempts == 2)
         #expect(collector.links == [])
     }
 }

@@ -97,7 +97,7 @@ struct IIOTests {
 
     @Test(
         "Accelerometer buffer (simulated kernel): a walk's samples give the detector's count",
-        .enabled(if: Fixtures.available))
+        .enabled(if: Fixtures.available, "needs ../shared/fixtures (HANDOFF_FIXTURES)"))
     func bufferedAccelerometer() throws {
         // A real walk (phone in hand) at 50 Hz, written as the driver's buffer would hold it:
         // x, y, z as le:s16 counts of 0.00239 m/s² (±8 g), and a le:s64 nanosecond timestamp.

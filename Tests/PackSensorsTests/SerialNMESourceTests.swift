@@ -30,7 +30,7 @@ struct SerialNMESourceTests {
         return (master, "/dev/pts/\(number)")
     }
 
-    static func wait(_ what: String, timeout: Double = 10, until condition: () -> Bool) throws {
+    static func wait(_ what: String, timeout: Double = 120, until condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             try #require(Date() < deadline, "timed out waiting for \(what)")
@@ -98,18 +98,52 @@ struct SerialNMESourceTests {
 
     @Test("A port that does not exist is retried, with no link until it opens")
     func missingPort() throws {
+        let directory = try TemporaryDirectory("handoff-serial")
+        defer { directory.remove() }
+        let device = directory.file("ttyGPS").path
+        let warnings = CountedWarnings()
         let collector = EventCollector()
         let stop = StopSignal()
-        let source = SerialNMEASource(id: "gps0", device: "/dev/ttyHANDOFF-none", baudRate: 9600)
+        defer { stop.set() }
+        let source = SerialNMEASource(id: "gps0", device: device, baudRate: 9600)
         let done = Atomic(false)
         let thread = Thread {
-            source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test"))
+            source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test") { _ in warnings })
             done.store(true, ordering: .releasing)
         }
         thread.start()
-        usleep(300_000)
+        // The source has tried the missing port and said it will retry: nothing else came of it.
+        try Self.wait("a failed attempt", timeout: 120) { warnings.count >= 1 }
         #expect(collector.all.isEmpty)
+        // The probe: the port appears (a pseudo-terminal behind the path) and the link comes up,
+        // the first and only event.
+        let (master, path) = try Self.openPTY()
+        defer { close(master) }
+        #expect(symlink(path, device) == 0)
+        try Self.wait("the port to open", timeout: 120) { !collector.all.isEmpty }
+        #expect(collector.links == [.connected] && collector.all.count == 1)
         stop.set()
-        try Self.wait("the source to stop", timeout: 5) { done.load(ordering: .acquiring) }
+        try Self.wait("the source to stop", timeout: 120) { done.load(ordering: .acquiring) }
     }
+}
+
+/// Counts a logger's warnings (a source's word that an attempt failed and will be retried).
+final class CountedWarnings: LogHandler, @unchecked Sendable {
+    private let warnings = Mutex(0)
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
+        if level == .warning { warnings.withLock { $0 += 1 } }
+    }
+
+    var count: Int { warnings.withLock { $0 } }
 }

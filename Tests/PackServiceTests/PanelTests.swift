@@ -272,7 +272,7 @@ struct PanelServiceTests {
         defer { running.cancel() }
 
         func waitFor(_ what: String, _ condition: @escaping (StatusReport) -> Bool) async throws -> StatusReport {
-            for _ in 0..<400 {
+            for _ in 0..<2400 {
                 let status = await engine.status()
                 if condition(status) { return status }
                 try await Task.sleep(for: .milliseconds(50))
@@ -283,7 +283,7 @@ struct PanelServiceTests {
 
         // Idle: the 50 ms blip, every 5 s. (CI's loaded first pass has been seen to set the "off"
         // half a second late: the line's shape is waited for, not a fixed time.)
-        for _ in 0..<200 where gpio.levels.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<2400 where gpio.levels.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
         #expect(panel.pattern == .idle)
         // (Exact timings are LEDPatternTests'; here the line must show the pattern's shape, and a
         // loaded machine may set a level late, never early.)
@@ -294,22 +294,38 @@ struct PanelServiceTests {
             #expect(blip >= 0.045 && blip < 3, "blip \(blip) s")
         }
 
-        // A short press while idle starts nothing.
+        // A short press while idle starts nothing: once the panel has acted on it (and answered
+        // any command it sent), the pack is still idle.
+        let pressesBefore = panel.pressesHandled
         try await gpio.press(held: 0.2)
-        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<2400 where panel.pressesHandled == pressesBefore { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(panel.pressesHandled == pressesBefore + 1, "the panel did not act on the short press")
         #expect(await engine.status().state == "idle")
 
         // Long: recording; the LED is then on and stays on.
         try await gpio.press(held: 1.3)
         let recording = try await waitFor("recording") { $0.state == "recording" }
         #expect(recording.lap == 1)
-        for _ in 0..<200 where panel.pattern != .recording || gpio.levels.last?.lit != true {
+        for _ in 0..<2400 where panel.pattern != .recording || gpio.levels.last?.lit != true {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(panel.pattern == .recording)
         let onSince = gpio.levels.last
         #expect(onSince?.lit == true)
-        try await Task.sleep(for: .milliseconds(800))
+        // The LED stays on: the panel has looked at the recording pack twice more, the LED's thread
+        // has looked at the pattern again since it lit the LED (it does every second while
+        // recording), and the line is as it was.
+        let looksBefore = panel.looks
+        func ledLookedAgain() -> Bool {
+            guard let on = onSince?.at, let look = panel.ledLookedAt else { return false }
+            return look > on
+        }
+        for _ in 0..<2400 where panel.looks < looksBefore + 2 || !ledLookedAgain() {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(ledLookedAgain(), "the LED's thread did not look at the pattern again")
+        #expect(panel.looks >= looksBefore + 2, "the panel stopped looking at the pack's state")
+        #expect(panel.pattern == .recording)
         #expect(gpio.levels.last?.at == onSince?.at, "the LED changed while recording")
 
         // Short: a lap.
@@ -318,8 +334,7 @@ struct PanelServiceTests {
 
         // Paused from the CLI: one 200 ms flash every 2 s.
         _ = try await engine.command(.pause)
-        // The panel reads the state every 0.5 s; the second flash ends 2.2 s after that.
-        try await Task.sleep(for: .milliseconds(3200))
+        // The panel reads the state every 0.5 s; the second flash begins 2 s after that.
         _ = try await waitFor("two flashes") { _ in
             gpio.levels.filter { $0.at > onSince!.at && $0.lit }.count >= 2
         }
@@ -338,7 +353,7 @@ struct PanelServiceTests {
         // Long: stopped, the run is in the journal with its two laps, the LED back to idle.
         try await gpio.press(held: 1.2)
         _ = try await waitFor("stopped") { $0.state != "recording" && $0.state != "paused" }
-        for _ in 0..<200 where panel.pattern != .idle { try await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<2400 where panel.pattern != .idle { try await Task.sleep(for: .milliseconds(50)) }
         #expect(panel.pattern == .idle)
         let runs = try database.runs(limit: 5)
         #expect(runs.count == 1)
@@ -351,8 +366,13 @@ struct PanelServiceTests {
         defer { dir.remove() }
         let (_, engine) = try Self.liveEngine(in: dir)
         _ = try await engine.command(.start)
-        try await Task.sleep(for: .milliseconds(1100))
-        await engine.tick()
+        // A lap needs a recorded second in it: ticks until the first point is in.
+        let firstPoint = ContinuousClock.now + .seconds(120)
+        while await engine.status().points ?? 0 < 1, ContinuousClock.now < firstPoint {
+            try await Task.sleep(for: .milliseconds(50))
+            await engine.tick()
+        }
+        #expect(await engine.status().points ?? 0 >= 1, "no point recorded")
         let gpio = SimulatedGPIO()
         // A 200 ms press that ended 1.3 s ago: by the clock now, the button would have been held
         // past the 1 s long-press time, had its release not been read first.
@@ -363,7 +383,7 @@ struct PanelServiceTests {
         let running = Task { try await panel.run() }
         defer { running.cancel() }
         var status = await engine.status()
-        for _ in 0..<200 where status.lap != 2 {
+        for _ in 0..<2400 where status.lap != 2 {
             try await Task.sleep(for: .milliseconds(50))
             status = await engine.status()
         }

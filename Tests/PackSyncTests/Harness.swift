@@ -205,4 +205,24 @@ final class TestPack: Sendable {
     }
 }
 
+extension SyncWorker {
+    /// Pokes the worker and waits until it has finished a whole pass begun after the poke: proof
+    /// that it has looked at the outbox and the Wi-Fi as they are now, for a test that then checks
+    /// that nothing happened. A pass already under way may have begun before the caller's change,
+    /// so then it waits for the one after (the poke makes the worker look again at once). Returns
+    /// false (and the caller fails) if no such pass ends by `timeout`; it is not a bound on the
+    /// worker's speed, only on how long a test waits for it.
+    func lookedAgain(timeout: Duration = .seconds(120)) async throws -> Bool {
+        let before = status()
+        let target = before.passes + (before.looking ? 2 : 1)
+        wakeup.poke()
+        let deadline = ContinuousClock.now + timeout
+        while status().passes < target {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+}
+
 var nowWall: WallInstant { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }

@@ -117,8 +117,20 @@ struct HomeWifiTests {
         return nil
     }
 
+    /// A test that finds, once running, that this machine cannot do what it needs (no root for a
+    /// veth pair): it fails where system programs are required (scripts/test, CI), and elsewhere
+    /// records the reason as a warning and is cancelled, so that the run reports a skip, not a pass.
+    static func cannotRun(_ reason: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Never {
+        if SystemPrograms.required {
+            Issue.record("\(reason) (\(SystemPrograms.environmentVariable) is set)", sourceLocation: sourceLocation)
+        } else {
+            Issue.record("Not run: \(reason)", severity: .warning, sourceLocation: sourceLocation)
+        }
+        try Test.cancel("Not run: \(reason)", sourceLocation: sourceLocation)
+    }
+
     @Test(
-        "Joining home Wi-Fi starts a sync within 10 s; away (no Wi-Fi, or another network) nothing is attempted (wpa_supplicant simulated at its control socket)"
+        "Joining home Wi-Fi starts a sync (the join itself: away, the worker has no timer); away (no Wi-Fi, or another network) nothing is attempted (wpa_supplicant simulated at its control socket)"
     )
     func leavingAndRejoining() async throws {
         try await LiveStore.run { store in
@@ -144,33 +156,36 @@ struct HomeWifiTests {
             let first = try pack.addRuns(1, first: nowWall, random: &random)
             worker.wakeup.poke()
 
-            // Away: not on Wi-Fi, then on a café's. Not one request leaves the pack.
-            try await Task.sleep(for: .seconds(2))
+            // Away: not on Wi-Fi, then on a café's. The worker looks (a whole pass after the run
+            // was added, each time), and not one request leaves the pack.
+            #expect(try await worker.lookedAgain(), "the worker made no pass without Wi-Fi")
+            #expect(proxy.requests.withLock { $0.count } == requestsAfterLinking)
             wpa.associate(ssid: "CafeWifi")
-            let onCafe = try await Self.within(5) { await worker.status().network == "away (on CafeWifi)" }
+            let onCafe = try await Self.within(60) { await worker.status().network == "away (on CafeWifi)" }
             #expect(onCafe != nil)
-            try await Task.sleep(for: .seconds(2))
+            #expect(try await worker.lookedAgain(), "the worker made no pass on CafeWifi")
             #expect(proxy.requests.withLock { $0.count } == requestsAfterLinking)
             #expect(await worker.status().state == "away")
 
-            // Home: the run goes within 10 s.
+            // Home: the run goes. Away, the worker sleeps until poked (no retry falls due), so the
+            // sync is the join's doing; the deadline is only how long the test waits.
             wpa.associate(ssid: "HomeNet")
-            let firstSync = try await Self.within(10) { try pack.database.outboxTotals().waiting == 0 }
-            #expect(firstSync != nil, "no sync within 10 s of joining home Wi-Fi")
+            let firstSync = try await Self.within(120) { try pack.database.outboxTotals().waiting == 0 }
+            #expect(firstSync != nil, "no sync within 120 s of joining home Wi-Fi")
             #expect(Set(try await store.runs(token).keys) == Set(first.keys))
 
             // Leave, record another run: it waits. Come back: it goes.
             wpa.disassociate()
-            _ = try await Self.within(5) { await worker.status().home == false }
+            let left = try await Self.within(60) { await worker.status().home == false }
+            #expect(left != nil, "the worker did not see the pack leave home")
             let requestsWhileAway = proxy.requests.withLock { $0.count }
             let second = try pack.addRuns(1, first: nowWall, random: &random)
-            worker.wakeup.poke()
-            try await Task.sleep(for: .seconds(2))
+            #expect(try await worker.lookedAgain(), "the worker made no pass after leaving home")
             #expect(proxy.requests.withLock { $0.count } == requestsWhileAway)
             #expect(try pack.database.outboxTotals().waiting == 1)
             wpa.associate(ssid: "HomeNet")
-            let secondSync = try await Self.within(10) { try pack.database.outboxTotals().waiting == 0 }
-            #expect(secondSync != nil, "no sync within 10 s of rejoining home Wi-Fi")
+            let secondSync = try await Self.within(120) { try pack.database.outboxTotals().waiting == 0 }
+            #expect(secondSync != nil, "no sync within 120 s of rejoining home Wi-Fi")
             #expect(Set(try await store.runs(token).keys) == Set(first.keys).union(second.keys))
             #expect(wpa.commands.withLock { $0.contains("ATTACH") })
             await worker.stop()
@@ -179,13 +194,11 @@ struct HomeWifiTests {
     }
 
     @Test(
-        "Without wpa_supplicant, the kernel's rtnetlink events (real, from a veth pair) make the pack read iw again at once (iw's output simulated)"
+        "Without wpa_supplicant, the kernel's rtnetlink events (real, from a veth pair) make the pack read iw again at once (iw's output simulated)",
+        .enabled(if: SystemPrograms.runnable("ip"), "needs ip (apt-get install iproute2)")
     )
     func kernelEventsWakeTheIWReader() async throws {
-        guard let ip = systemProgram("ip") else {
-            if SystemPrograms.required { Issue.record("ip (iproute2) is missing: apt-get install iproute2") }
-            return
-        }
+        let ip = try SystemPrograms.require("ip", package: "iproute2")
         let directory = try TemporaryDirectory("handoff-iw")
         defer { directory.remove() }
         let state = directory.file("link.txt").path
@@ -201,7 +214,7 @@ struct HomeWifiTests {
         #expect(monitor.effectiveSource == .iw)
         monitor.start()
         defer { monitor.stop() }
-        #expect(try await Self.within(5) { seen.withLock { $0.last?.associated == false } } != nil)
+        #expect(try await Self.within(60) { seen.withLock { $0.last?.associated == false } } != nil)
         let name = "hdv\(getpid() % 100_000)"
         defer { _ = try? runProcess(ip, ["link", "del", name]) }
         try """
@@ -212,15 +225,13 @@ struct HomeWifiTests {
         // A link appearing is a kernel event like Wi-Fi associating: the reader looks again now,
         // not at its 5-minute check.
         let added = try runProcess(ip, ["link", "add", name, "type", "veth", "peer", "name", name + "p"])
-        guard added.status == 0 else {
-            if SystemPrograms.required { Issue.record("cannot add a veth pair (needs root): \(added.stderr)") }
-            return
-        }
-        let home = try await Self.within(5) { seen.withLock { $0.last?.ssid == "HomeNet" } }
+        guard added.status == 0 else { try Self.cannotRun("cannot add a veth pair (needs root): \(added.stderr)") }
+        // Well inside the reader's 5-minute check: only the kernel's event can have made it look.
+        let home = try await Self.within(120) { seen.withLock { $0.last?.ssid == "HomeNet" } }
         #expect(home != nil, "no read of iw after the kernel's event: \(seen.withLock { $0 })")
         try "Not connected.\n".write(toFile: state, atomically: true, encoding: .utf8)
         _ = try runProcess(ip, ["link", "set", name, "up"])
-        let away = try await Self.within(5) { seen.withLock { $0.last?.associated == false } }
+        let away = try await Self.within(120) { seen.withLock { $0.last?.associated == false } }
         #expect(away != nil)
     }
 }
