@@ -66,6 +66,20 @@ struct FITContainerTests {
         #expect(try FIT.checkContainer(whole).records.isEmpty)
     }
 
+    @Test("A file CRC of zero is checked like any other: zero means \"not computed\" only in the header")
+    func zeroFileCRC() throws {
+        // A file cut short and padded with zeros ends in a zero "CRC" (the profile lets only the
+        // header's CRC be 0, meaning not computed).
+        let header: [UInt8] = [12, 0x10, 0x54, 0x08, 3, 0, 0, 0] + Array(".FIT".utf8)
+        let records: [UInt8] = [0x40, 0, 0]
+        let file = header + records + [0, 0]
+        let computed = FIT.crc16(header + records)
+        #expect(computed != 0)
+        #expect(throws: FIT.ContainerError.badFileCRC(stored: 0, computed: computed)) { try FIT.checkContainer(file) }
+        let good = header + records + [UInt8(computed & 0xFF), UInt8(computed >> 8)]
+        #expect(try FIT.checkContainer(good).records == 12..<15)
+    }
+
     @Test("Random bytes, and real headers with random sizes, never trap the container check")
     func randomBytes() async {
         await propertyCheck(count: 2000, input: Gen.uint8().array(of: 0...64)) { bytes in
