@@ -42,11 +42,37 @@ struct ExportValidationTests {
             #expect(Compare.close((r["speed_mps"] as? NSNumber)?.doubleValue, p.speedMetersPerSecond, 0.0005))
             #expect(Compare.close((r["lat_deg"] as? NSNumber)?.doubleValue, p.latitude, 1e-7))
         }
-        #expect(fit.list("garmin", "laps").count == run.laps.count)
+        // Each lap's and the session's totals as the SDK decodes them (its scale and offset
+        // applied), against our run's, to half of the field's resolution: distance in cm, times
+        // in ms, speeds in mm/s; heart rates and cadence are whole numbers.
+        let startSecond = start.rounded(.down)
+        func checkTotals(_ m: [String: Any], _ s: RunStatistics, _ what: String) {
+            #expect(Compare.close(m.double("total_distance"), s.distanceMeters, 0.005), "\(what) distance")
+            #expect(Compare.close(m.double("total_timer_time"), s.timerSeconds, 0.0005), "\(what) timer")
+            #expect(m.double("total_moving_time") == Double(s.movingSeconds), "\(what) moving")
+            let averageSpeed = s.timerSeconds > 0 ? s.distanceMeters / s.timerSeconds : nil
+            #expect(Compare.close(m.double("avg_speed"), averageSpeed, 0.0005), "\(what) average speed")
+            #expect(Compare.close(m.double("max_speed"), s.maximumSpeed, 0.0005), "\(what) maximum speed")
+            #expect(m.double("avg_heart_rate") == s.averageHeartRate?.rounded(), "\(what) average heart rate")
+            #expect(m.double("max_heart_rate") == s.maximumHeartRate.map(Double.init), "\(what) maximum heart rate")
+            #expect(m.double("avg_cadence") == s.averageCadence.map { ($0 / 2).rounded(.down) }, "\(what) cadence")
+        }
+        let fitLaps = fit.list("garmin", "laps")
+        #expect(fitLaps.count == run.laps.count && run.laps.count > 1)
+        for (lap, l) in zip(run.laps, fitLaps) {
+            let what = "lap \(lap.index)"
+            #expect(l.double("start_time") == startSecond + Double(lap.startElapsedSeconds), "\(what) start")
+            #expect(l.double("timestamp") == startSecond + Double(lap.endElapsedSeconds), "\(what) end")
+            #expect(l.double("total_elapsed_time") == Double(lap.endElapsedSeconds - lap.startElapsedSeconds))
+            let trigger = ["manual": LapTrigger.manual, "distance": .distance, "session_end": .sessionEnd]
+            #expect((l["lap_trigger"] as? String).flatMap { trigger[$0] } == lap.trigger, "\(what) trigger")
+            checkTotals(l, lap.statistics, what)
+        }
         let session = try #require(fit.list("garmin", "sessions").first)
-        #expect(Compare.close(session.double("total_distance"), run.summary.statistics.distanceMeters, 0.005))
-        #expect(Compare.close(session.double("total_timer_time"), run.summary.statistics.timerSeconds, 0.0005))
+        #expect(session.double("start_time") == startSecond)
+        #expect((session["num_laps"] as? NSNumber)?.intValue == run.laps.count)
         #expect(Compare.close(session.double("total_elapsed_time"), run.summary.elapsedSeconds, 0.0005))
+        checkTotals(session, run.summary.statistics, "session")
         let hrv = (fit[path: "garmin", "hrv"] as? [NSNumber])?.map(\.doubleValue) ?? []
         let rr = run.rrIntervals.flatMap(\.intervals1024ths)
         #expect(hrv.count == rr.count && !rr.isEmpty)

@@ -100,7 +100,8 @@ struct PackDatabaseTests {
         bad.points = [Self.point(1)]
         bad.events = [SessionEvent(offsetNanoseconds: 0, kind: .start)]
         try db.commit(batch)
-        #expect(throws: (any Error).self) { try db.commit(bad) }
+        let error = #expect(throws: DatabaseError.self) { try db.commit(bad) }
+        #expect(error?.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY, "\(String(describing: error))")
         #expect(try db.points(of: id).count == 1)
         #expect(try db.points(of: SessionID(999)).isEmpty)
     }

@@ -1,3 +1,4 @@
+import GRDB
 import HandoffModel
 import PackStorage
 import Testing
@@ -45,7 +46,9 @@ struct PairedSensorTests {
         #expect(try db.pairedSensors().isEmpty)
         var broken = Self.pod
         broken.batteryPercent = 140
-        #expect(throws: (any Error).self) { try db.savePairedSensor(broken) }
+        let error = #expect(throws: DatabaseError.self) { try db.savePairedSensor(broken) }
+        #expect(error?.extendedResultCode == .SQLITE_CONSTRAINT_CHECK)
+        #expect(error?.message == "CHECK constraint failed: battery_percent BETWEEN 0 AND 100")
     }
 
     static let hxm = PairedSensor(
@@ -73,10 +76,18 @@ struct PairedSensorTests {
         badChannel.rfcommChannel = 31
         var bleWithProfile = Self.strap
         bleWithProfile.profile = "zephyr-hxm"
-        for broken in [noProfile, unknown, badChannel, bleWithProfile] {
-            #expect(throws: (any Error).self, "\(broken.profile ?? "nil") \(broken.addressType)") {
+        // Each is refused by the journal's own CHECK, the one that names what is wrong.
+        let pairing = "(address_type = 'bredr') = (profile IS NOT NULL)"
+        let refusals = [
+            (noProfile, pairing), (unknown, "profile IN ('polar-wearlink', 'zephyr-hxm')"),
+            (badChannel, "rfcomm_channel BETWEEN 1 AND 30"), (bleWithProfile, pairing),
+        ]
+        for (broken, check) in refusals {
+            let error = #expect(throws: DatabaseError.self, "\(broken.profile ?? "nil") \(broken.addressType)") {
                 try db.savePairedSensor(broken)
             }
+            #expect(error?.extendedResultCode == .SQLITE_CONSTRAINT_CHECK, "\(String(describing: error))")
+            #expect(error?.message == "CHECK constraint failed: \(check)")
         }
     }
 }

@@ -38,9 +38,22 @@ struct DistanceTests {
         }
         try h.command(.stop, at: 119.5)
         let distance = try #require(h.summary).statistics.distanceMeters
-        // GPS 0.1–39.1 and about 71.1–119.1 s at 3 m/s; the footpod the 32 s in between at 3.2 m/s.
-        let expected = 39.0 * 3 + 32 * 3.2 + 48 * 3
-        #expect(abs(distance - expected) < 3.5, "distance \(distance), expected about \(expected)")
+        // Each second the footpod's reading (t + 0.45) is given before the GPS's (stamped t + 0.1);
+        // the recorder never goes back in time, so it takes both at t + 0.45. Then:
+        // - 0.45–1.45: the footpod, 3.2 m (the GPS has one fix, not yet two that join up);
+        // - 1.45–39.45: the GPS, 38 s at 3 m/s = 114 m;
+        // - 39.45–40.45: nobody (the footpod's reading at 40.45 comes while the GPS is still
+        //   locked; the no-fix taken after it ends the GPS's increments);
+        // - 40.45–71.45: the footpod, 31 readings of 3.2 m = 99.2 m (the fix back at 70.45 is
+        //   alone until 71.45);
+        // - 70.45–71.45 from the GPS: already counted by the footpod, adds nothing;
+        // - 71.45–119.45: the GPS, 48 s at 3 m/s = 144 m.
+        // 360.4 m. Counting the two GPS increments that overlap the footpod's (0.45–1.45 and
+        // 70.45–71.45) a second time would give 366.4 m; the tolerance is rounding alone.
+        let footpod: Double = 3.2 + 31 * 3.2
+        let gps: Double = (38 + 48) * 3
+        let expected = footpod + gps
+        #expect(abs(distance - expected) < 1e-6, "distance \(distance), expected \(expected)")
     }
 
     @Test("Without GPS the footpod's odometer gives the distance, through its wrap at 2^32")

@@ -80,11 +80,17 @@ struct StepDetectorSignalTests {
     func fuzz() async {
         await propertyCheck(count: 500, input: Gen.int(in: -1000...1000).array(of: 0...400)) { values in
             var detector = StepDetector(sampleRate: 50)
+            var reported = 0
             for (i, v) in values.enumerated() {
-                detector.add(time: Double(i / 3) * 0.02, x: Double(v), y: Double(v) / 3, z: v == 0 ? .nan : 9.81)
+                reported += detector.add(
+                    time: Double(i / 3) * 0.02, x: Double(v), y: Double(v) / 3, z: v == 0 ? .nan : 9.81)
             }
-            detector.finish()
-            #expect(detector.count >= 0)
+            reported += detector.finish()
+            // What the calls reported is what was counted, and steps are at least 0.25 s apart
+            // however wild the samples: no more than one per quarter second of their span.
+            let span = Double(max(values.count - 1, 0) / 3) * 0.02
+            #expect(reported == detector.count)
+            #expect(detector.count <= Int(span / 0.25) + 1, "\(detector.count) steps in \(span) s")
         }
     }
 }

@@ -234,6 +234,7 @@ def garmin_oracle(path):
             "total_elapsed_time": m.get("total_elapsed_time"),
             "total_timer_time": m.get("total_timer_time"),
             "total_distance": m.get("total_distance"),
+            "total_moving_time": m.get("total_moving_time"),
             "avg_heart_rate": m.get("avg_heart_rate"),
             "max_heart_rate": m.get("max_heart_rate"),
             "avg_cadence": m.get("avg_cadence"),
@@ -247,7 +248,6 @@ def garmin_oracle(path):
                             sport=m.get("sport"),
                             sub_sport=m.get("sub_sport"),
                             num_laps=m.get("num_laps"),
-                            total_moving_time=m.get("total_moving_time"),
                             trigger=m.get("trigger"))
                        for m in mesgs("session_mesgs")]
     out["events"] = [{

@@ -76,6 +76,11 @@ extension StoreRepository {
         )
     }
 
+    /// A test hook, nil in production: runs inside a take's transaction, with its session, after
+    /// the take read the baton and before it writes, so a test can put a rival's take exactly
+    /// there (which SQLite's one writer never lets two transactions do by themselves).
+    @TaskLocal static var afterTakeRead: (@Sendable (any SQLSession) async throws -> Void)?
+
     /// Takes the baton when it is free (or its lease ran out). Taking a baton you hold is not an
     /// error: it renews the lease.
     func takeBaton(_ id: Int64, account: Int64, now: WallInstant) async throws -> Baton {
@@ -83,6 +88,7 @@ extension StoreRepository {
             let group = try await Self.memberGroup(db, id, account)
             try await Self.closeExpired(db, id, now: now)
             let current = try await Self.baton(db, id, now: now)
+            try await Self.afterTakeRead?(db)
             if current.holderID == account { return try await Self.renew(db, group, account, now: now) }
             guard try await Self.hand(db, group, to: account, now: now) else {
                 throw Self.held(try await Self.baton(db, id, now: now))
