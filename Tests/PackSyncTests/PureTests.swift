@@ -72,6 +72,24 @@ struct PrivacyZoneTests {
         #expect(result.activity.points.last?.distanceMeters == 1800)
     }
 
+    @Test("A run that ends indoors at home: the unfixed points after its last fix inside the zone go too")
+    func endsIndoors() {
+        // Home is where the run is at 300 m (second 100), 52 m across: the fixes from 249 m (second
+        // 83) are inside. The GPS is lost indoors for the last 5 s: no fix after them to look at,
+        // only the fix before, inside.
+        let home = PrivacyZone(name: "home", latitude: 48.2 + 300 / 111_195, longitude: 16.37, radiusMeters: 52)
+        var activity = Self.run(seconds: 100)
+        for i in 95..<100 {
+            activity.points[i].latitude = nil
+            activity.points[i].longitude = nil
+            activity.points[i].gpsFix = .none
+        }
+        let result = PrivacyFilter(zones: [home]).apply(activity)
+        #expect(result.activity.points.map(\.elapsedSeconds) == Array(1...82))
+        #expect(result.removedPoints == 18)
+        #expect(result.zonesTouched == ["home"])
+    }
+
     @Test("Without zones, or far from them, nothing changes")
     func farAway() {
         let activity = Self.run()
