@@ -6,8 +6,8 @@ import TestSupport
 import Testing
 
 /// Faults inside the journal's own writes: what a batch leaves behind when SQLite refuses part of
-/// it after other parts went in.
-@Suite("Pack journal: a batch refused half way")
+/// it after other parts went in, and what recovery finds after a crash.
+@Suite("Pack journal: a batch refused half way, a run left paused")
 struct JournalFaultTests {
     static let start = MonotonicInstant(nanoseconds: 5_000_000_000)
     static let wall = CivilTime(year: 2026, month: 6, day: 14, hour: 7).instant
@@ -45,5 +45,27 @@ struct JournalFaultTests {
             (error as? DatabaseError)?.message == "refused by the test"
         }
         #expect(try db.points(of: id).map(\.elapsedSeconds) == [0])
+    }
+
+    @Test("A run the crash caught paused is recovered like one caught recording: finished, marked, queued")
+    func pausedRunRecovered() throws {
+        let db = try PackDatabase.inMemory()
+        let paused = try db.beginSession(
+            uuid: "paused", startMonotonic: Self.start, startWall: Self.wall, source: "live")
+        var batch = SessionBatch(session: paused)
+        batch.points = (0...30).map(Self.point)
+        batch.events = [
+            SessionEvent(offsetNanoseconds: 0, kind: .start),
+            SessionEvent(offsetNanoseconds: 30 * nanosecondsPerSecond, kind: .pause),
+        ]
+        batch.state = .paused
+        try db.commit(batch)
+        #expect(try db.run(paused)?.state == .paused)
+        let recovered = try db.recoverOpenSessions(now: Self.wall)
+        #expect(recovered.map(\.id) == [paused])
+        let run = try #require(try db.run(paused))
+        #expect(run.state == .finished && run.recovered && run.queuedForUpload)
+        #expect(run.summary?.statistics.distanceMeters == 30 * 3.1)
+        #expect(try db.recoverOpenSessions(now: Self.wall).isEmpty)
     }
 }
