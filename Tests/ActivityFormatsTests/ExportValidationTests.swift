@@ -101,6 +101,14 @@ struct ExportValidationTests {
         for (lap, l) in zip(run.laps, laps) {
             #expect(Compare.close(l.double("distance_m"), lap.statistics.distanceMeters, 0.0005))
             #expect(Compare.close(l.double("total_time_s"), lap.statistics.timerSeconds, 0.0005))
+            #expect(l.double("avg_hr") == lap.statistics.averageHeartRate.map { $0.rounded() })
+            #expect(l.double("max_hr") == lap.statistics.maximumHeartRate.map(Double.init))
+            // Garmin's ActivityExtension counts a run's cadence in strides (one foot) per minute:
+            // half the steps per minute the pack records, to the nearest whole stride.
+            let cadence = try #require(lap.statistics.averageCadence, "the demo run has a footpod")
+            #expect(l.double("avg_run_cadence") == (cadence / 2).rounded())
+            let speed = lap.statistics.distanceMeters / lap.statistics.timerSeconds
+            #expect(Compare.close(l.double("avg_speed"), speed, 0.0005))
         }
         let tcxPoints = laps.flatMap { ($0["points"] as? [[String: Any]]) ?? [] }
         #expect(tcxPoints.count == run.points.count)

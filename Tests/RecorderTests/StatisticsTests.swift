@@ -1,4 +1,5 @@
 import HandoffModel
+import Recorder
 import Testing
 
 @Suite("Run statistics: what each average counts")
@@ -28,5 +29,17 @@ struct StatisticsTests {
         #expect(statistics.movingSeconds == 3)
         #expect(statistics.pointCount == 5)
         #expect(statistics.distanceMeters == 12 && statistics.timerSeconds == 5)
+    }
+
+    @Test("The timer stands still in a pause: at an instant inside one, only the part of it so far is left out")
+    func timerDuringPause() {
+        let second = nanosecondsPerSecond
+        var timeline = TimerTimeline()
+        timeline.pause(atOffset: 10 * second)
+        #expect(timeline.timerSeconds(atOffset: 15 * second) == 10, "an open pause")
+        timeline.resume(atOffset: 20 * second)
+        #expect(timeline.timerSeconds(atOffset: 5 * second) == 5)
+        #expect(timeline.timerSeconds(atOffset: 15 * second) == 10, "inside the closed pause")
+        #expect(timeline.timerSeconds(atOffset: 25 * second) == 15)
     }
 }

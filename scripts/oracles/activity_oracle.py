@@ -516,6 +516,8 @@ def tcx_oracle(path):
                     "distance_m": number(text(lap, f"{t}DistanceMeters")),
                     "avg_hr": number(text(lap, f"{t}AverageHeartRateBpm/{t}Value")),
                     "max_hr": number(text(lap, f"{t}MaximumHeartRateBpm/{t}Value")),
+                    "avg_run_cadence": number(text(lap, f"{t}Extensions/{ax}LX/{ax}AvgRunCadence")),
+                    "avg_speed": number(text(lap, f"{t}Extensions/{ax}LX/{ax}AvgSpeed")),
                     "trigger": text(lap, f"{t}TriggerMethod"),
                     "tracks": len(tracks),
                     "points": points,
