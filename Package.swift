@@ -132,7 +132,10 @@ let package = Package(
             ]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["ActivityFormats", "SensorCodecs"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["ActivityFormats", "SensorCodecs", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "SensorCodecsTests",
             dependencies: [

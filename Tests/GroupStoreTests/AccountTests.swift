@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Accounts and sign-in over HTTP")
@@ -233,26 +234,4 @@ struct AccountTests {
             }
         }
     }
-}
-
-/// A log handler that keeps every message with its metadata, for tests that read the log.
-final class CapturedLog: LogHandler, @unchecked Sendable {
-    private let lines = Mutex<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
-        let all = metadata.merging(extra ?? [:]) { $1 }
-        lines.withLock { $0.append("\(level) \(message) \(all)") }
-    }
-
-    var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }

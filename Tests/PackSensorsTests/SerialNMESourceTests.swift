@@ -101,7 +101,7 @@ struct SerialNMESourceTests {
         let directory = try TemporaryDirectory("handoff-serial")
         defer { directory.remove() }
         let device = directory.file("ttyGPS").path
-        let warnings = CountedWarnings()
+        let warnings = CapturedLog()
         let collector = EventCollector()
         let stop = StopSignal()
         defer { stop.set() }
@@ -113,7 +113,7 @@ struct SerialNMESourceTests {
         }
         thread.start()
         // The source has tried the missing port and said it will retry: nothing else came of it.
-        try Self.wait("a failed attempt", timeout: 120) { warnings.count >= 1 }
+        try Self.wait("a failed attempt", timeout: 120) { warnings.count(.warning) >= 1 }
         #expect(collector.all.isEmpty)
         // The probe: the port appears (a pseudo-terminal behind the path) and the link comes up,
         // the first and only event.
@@ -125,25 +125,4 @@ struct SerialNMESourceTests {
         stop.set()
         try Self.wait("the source to stop", timeout: 120) { done.load(ordering: .acquiring) }
     }
-}
-
-/// Counts a logger's warnings (a source's word that an attempt failed and will be retried).
-final class CountedWarnings: LogHandler, @unchecked Sendable {
-    private let warnings = Mutex(0)
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        if level == .warning { warnings.withLock { $0 += 1 } }
-    }
-
-    var count: Int { warnings.withLock { $0 } }
 }
