@@ -418,7 +418,8 @@ struct DemoGroupReport: Encodable {
             "Baton: " + (batonHolder.map { "with \($0)" } ?? "free"),
         ]
         for member in members {
-            lines.append("  \(member.username): \(Format.distance(member.distanceM)) in \(member.runs) run(s)")
+            lines.append(
+                "  \(member.username): \(Format.distance(member.distanceM)) in \(Format.count(member.runs, "run"))")
         }
         return lines.joined(separator: "\n")
     }

@@ -30,19 +30,25 @@ public struct GPS: AsyncParsableCommand {
                 if watch && Output.standardOutputIsTerminal {
                     FileHandle.standardOutput.write(Data("\u{1B}[H\u{1B}[J".utf8))
                 }
-                Output.print(Self.render(report.gps))
+                Output.print(Self.render(report.gps, replay: report.replay))
                 if watch && !Output.standardOutputIsTerminal { Output.print("") }
             }
             if watch { try await Task.sleep(for: .seconds(1)) }
         } while watch
     }
 
-    static func render(_ g: GPSReport) -> String {
+    static func render(_ g: GPSReport, replay: ReplayReport? = nil) -> String {
         guard let sensor = g.sensor else {
+            if let replay { return Status.replayLine(replay) + "\nThe capture has no GPS." }
             return "No GPS is configured or heard from. Set [gps] source in handoff.toml (gpsd or serial)."
         }
         var rows: [[String]] = []
-        rows.append(["receiver", "\(sensor) (\(g.source ?? "?"))"])
+        if let replay {
+            let name = (replay.file as NSString).lastPathComponent
+            rows.append(["receiver", "\(sensor), replayed from \(name) (recorded from \(g.source ?? "?"))"])
+        } else {
+            rows.append(["receiver", "\(sensor) (\(g.source ?? "?"))"])
+        }
         var fix = g.fix == "none" ? "no fix" : "\(g.fix.uppercased()) fix"
         if let last = g.lastFixS { fix += last > 3 ? " · silent for \(Format.duration(last))" : "" }
         rows.append(["fix", fix])
@@ -62,18 +68,19 @@ public struct GPS: AsyncParsableCommand {
         if let p = g.pdop { precision.append("PDOP \(Format.fixed(p, 1))") }
         if let e = g.ephM { precision.append("±\(Format.fixed(e, 1)) m") }
         if !precision.isEmpty { rows.append(["precision", precision.joined(separator: " · ")]) }
-        if g.satellites != nil || g.satellitesSeen != nil {
-            rows.append([
-                "satellites",
-                "\(g.satellites.map(String.init) ?? "?") used of \(g.satellitesSeen.map(String.init) ?? "?") seen",
-            ])
+        switch (g.satellites, g.satellitesSeen) {
+        case (let used?, let seen?): rows.append(["satellites", "\(used) used of \(seen) seen"])
+        case (let used?, nil): rows.append(["satellites", "\(used) used"])
+        case (nil, let seen?): rows.append(["satellites", "\(seen) seen"])
+        case (nil, nil): break
         }
         switch g.clock {
         case "gps": rows.append(["clock", "not synchronised: run times come from GPS"])
         case "unsynchronized": rows.append(["clock", "not synchronised, and no GPS time yet: run times may be wrong"])
         default: break
         }
-        return Output.table(rows)
+        let table = Output.table(rows)
+        return replay.map { Status.replayLine($0) + "\n" + table } ?? table
     }
 }
 

@@ -38,6 +38,18 @@ public struct JSONOption: ParsableArguments {
 
 enum Output {
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// A progress line on the terminal's standard error, redrawn in place; `nil` clears it.
+    static func progress(_ line: String?) {
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(line ?? "")".utf8))
+    }
+
+    /// A question, without a line end, for the answer to follow on the same line.
+    static func prompt(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
 
     static func print(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))

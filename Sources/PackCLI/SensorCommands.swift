@@ -173,6 +173,8 @@ public struct Sensors: ParsableCommand {
         do {
             reports = try connection.client.send(
                 ControlRequest(command: "sensors"), expecting: [PairedSensorReport].self)
+        } catch  where error.code == "replaying" {
+            return try replayed()
         } catch {
             throw Output.fail(error, json: output.json)
         }
@@ -190,6 +192,25 @@ public struct Sensors: ParsableCommand {
                 r.name ?? "(no name)", r.address, Scan.kindName(r.kind), r.link,
                 r.batteryPercent.map { "\($0) %" } ?? "", lastSeen(r),
             ])
+        }
+        Output.print(Output.table(rows))
+    }
+
+    /// While handoffd replays a capture nothing is paired: the capture's sensors stand in.
+    func replayed() throws {
+        let status = try connection.client.call(ControlRequest(command: "status"), StatusReport.self, json: output.json)
+        guard let replay = status.replay else {
+            throw Output.fail(ControlError(code: "replaying", message: "handoffd stopped replaying"), json: output.json)
+        }
+        if output.json { return try Output.printJSON(ReplayedSensorsReport(replay: replay, sensors: status.sensors)) }
+        Output.print(Status.replayLine(replay))
+        var rows = [["ID", "KIND", "NAME", "STATE"]]
+        for s in status.sensors {
+            let state =
+                s.link == "ended"
+                ? "ended with the capture"
+                : s.fresh ? "replayed, live" : s.lastSeenS == nil ? "not in the capture yet" : "silent"
+            rows.append([s.id, s.kind.replacingOccurrences(of: "_", with: " "), s.name ?? "", state])
         }
         Output.print(Output.table(rows))
     }

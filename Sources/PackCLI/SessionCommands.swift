@@ -19,17 +19,81 @@ extension SessionCommandLine {
 
 public struct Start: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
-        abstract: "Start recording a run (taking the group's baton when the pack is linked and it is free).")
+        abstract: "Start recording a run (taking the group's baton when the pack is linked and it is free).",
+        discussion: """
+            Without a GPS fix it first waits for one, as a watch does, showing the satellites seen and \
+            used, up to gps.start_wait_s (120 s unless handoff.toml says otherwise); then it starts \
+            anyway. --now starts at once. With no GPS and no sensor at all it warns first.
+            """)
     @Flag(help: "Run without the baton.")
     var solo = false
+    @Flag(help: "Start at once, without waiting for a GPS fix.")
+    var now = false
+    @Option(help: "Wait at most this many seconds for a GPS fix (default: the pack's gps.start_wait_s).")
+    var fixWait: Double?
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
     public init() {}
 
+    public func validate() throws {
+        if let fixWait, !(fixWait >= 0) { throw ValidationError("--fix-wait must be 0 or more seconds") }
+    }
+
     public func run() async throws {
-        let report = try connection.client(timeout: 15).call(
+        let client = connection.client(timeout: 15)
+        var status = try client.call(ControlRequest(command: "status"), StatusReport.self, json: output.json)
+        let idle = !["recording", "paused"].contains(status.state)
+        if idle {
+            if status.gps.sensor == nil, !status.sensors.contains(where: { $0.fresh || $0.link == "connected" }) {
+                Output.error(
+                    "warning: no GPS and no sensor is connected: this run records time only (no distance, pace or heart rate). `handoff doctor` says why."
+                )
+            }
+            if !now, status.gps.sensor != nil, status.gps.fix == "none" {
+                status = try await waitForFix(client, status)
+            }
+        }
+        let report = try client.call(
             ControlRequest(command: "start", solo: solo), CommandReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
+    }
+
+    /// Waits for a fix, a line of progress a second (redrawn on a terminal); returns the status
+    /// that has one, or the last one when the time is up.
+    func waitForFix(_ client: ControlClient, _ first: StatusReport) async throws -> StatusReport {
+        let limit = fixWait ?? first.gps.startWaitS ?? 120
+        let started = ContinuousClock.now
+        let terminal = Output.standardErrorIsTerminal
+        var status = first
+        var lastShown = -1
+        while status.gps.fix == "none" {
+            let elapsed = (ContinuousClock.now - started) / .seconds(1)
+            if elapsed >= limit {
+                if terminal { Output.progress(nil) }
+                Output.error(
+                    "no GPS fix after \(Format.duration(limit)): starting without one (distance comes from the footpod, if any, until the GPS has a fix)"
+                )
+                return status
+            }
+            if Int(elapsed) != lastShown {
+                lastShown = Int(elapsed)
+                let seen = status.gps.satellitesSeen.map(String.init) ?? "?"
+                let used = status.gps.satellites ?? 0
+                let line =
+                    "Waiting for a GPS fix: \(seen) satellites seen, \(used) used · \(Format.duration(elapsed)) of \(Format.duration(limit)) (`handoff start --now` starts without)"
+                if terminal { Output.progress(line) } else if lastShown % 10 == 0 { Output.error(line) }
+            }
+            try await Task.sleep(for: .milliseconds(250))
+            status = try client.call(ControlRequest(command: "status"), StatusReport.self, json: output.json)
+        }
+        if terminal { Output.progress(nil) }
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        if !output.json {
+            Output.print(
+                "GPS: \(status.gps.fix.uppercased()) fix with \(status.gps.satellites.map { "\($0) satellites" } ?? "satellites") after \(Format.duration(elapsed))."
+            )
+        }
+        return status
     }
 }
 

@@ -35,6 +35,17 @@ public struct Status: AsyncParsableCommand {
         } while watch
     }
 
+    /// What every command says first while handoffd replays a capture instead of reading sensors.
+    static func replayLine(_ replay: ReplayReport) -> String {
+        let name = (replay.file as NSString).lastPathComponent
+        if replay.finished {
+            return "Replayed the capture \(name) (\(replay.events) events): it has ended, so no sensor is live."
+        }
+        let progress = Int((replay.progress * 100).rounded())
+        return
+            "Replaying the capture \(name) at \(replay.speed) (\(progress) %, \(replay.events) events): its sensors stand in for real ones."
+    }
+
     static func render(_ r: StatusReport) -> String {
         var lines: [String] = []
         switch r.state {
@@ -56,8 +67,9 @@ public struct Status: AsyncParsableCommand {
         values.append(["cadence", r.cadenceSpm.map { "\($0) spm" } ?? "–"])
         if let steps = r.steps { values.append(["steps", "\(steps)"]) }
         var gps = r.gps.fix == "none" ? "no fix" : "\(r.gps.fix.uppercased()) fix"
-        if let hdop = r.gps.hdop { gps += " · HDOP \(Format.fixed(hdop, 1))" }
-        if let sats = r.gps.satellites { gps += " · \(sats) satellites" }
+        if r.replay?.finished == true { gps = "no fix (the capture has ended)" }
+        if r.gps.fix != "none", let hdop = r.gps.hdop { gps += " · HDOP \(Format.fixed(hdop, 1))" }
+        if r.gps.fix != "none", let sats = r.gps.satellites { gps += " · \(sats) satellites" }
         values.append(["GPS", gps])
         lines.append(Output.table(values.map { ["  " + $0[0], $0[1]] }))
         if !r.sensors.isEmpty {
@@ -73,17 +85,13 @@ public struct Status: AsyncParsableCommand {
                             state = "not heard yet"
                         }
                         if s.link == "disconnected" { state = "disconnected" }
+                        if s.link == "ended" { state = "the capture has ended" }
                         var notes = state
                         if s.rejected > 0 { notes += " · \(s.rejected) rejected (last: \(s.lastError ?? "?"))" }
                         return ["  " + s.id, s.kind.replacingOccurrences(of: "_", with: " "), s.name ?? "", notes]
                     }))
         }
-        if let replay = r.replay {
-            let progress = Int((replay.progress * 100).rounded())
-            lines.append(
-                "Replaying \(replay.file) at \(replay.speed): \(replay.finished ? "done" : "\(progress) %"), \(replay.events) events"
-            )
-        }
+        if let replay = r.replay { lines.insert(replayLine(replay), at: 0) }
         if !r.recoveredRuns.isEmpty {
             lines.append(
                 "Recovered after a crash or power cut: run \(r.recoveredRuns.map(String.init).joined(separator: ", ")) (finished at its last saved second)."

@@ -18,6 +18,11 @@ public enum Format {
         return fixed(meters / 1000, 2) + " km"
     }
 
+    /// `1 run`, `3 runs`: a count as a whole number with its noun.
+    public static func count(_ n: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(n) \(n == 1 ? noun : plural ?? noun + "s")"
+    }
+
     /// `812 bytes`, `41.3 kB`, `2.4 MB`.
     public static func bytes(_ count: Int) -> String {
         if count < 1000 { return "\(count) bytes" }

@@ -75,9 +75,12 @@ public struct GPSReport: Codable, Hashable, Sendable {
     /// Where the run's times come from (between runs: would come from): `system`, `gps`, or
     /// `unsynchronized`.
     public var clock: String?
+    /// How long `handoff start` waits for a fix before it starts without one (`gps.start_wait_s`).
+    public var startWaitS: Double?
 
     enum CodingKeys: String, CodingKey {
         case fix, lat, lon, hdop, satellites, time, pdop, vdop, sensor, source, clock
+        case startWaitS = "start_wait_s"
         case altM = "alt_m", speedMps = "speed_mps", trackDeg = "track_deg", satellitesSeen = "satellites_seen"
         case ephM = "eph_m", epvM = "epv_m", epsMps = "eps_mps", lastFixS = "last_fix_s"
     }
@@ -501,5 +504,16 @@ public struct ExportReport: Codable, Hashable, Sendable {
         self.format = format
         self.bytes = bytes
         self.points = points
+    }
+}
+
+/// `handoff sensors --json` while handoffd replays a capture: the capture and its sensors.
+public struct ReplayedSensorsReport: Codable, Hashable, Sendable {
+    public var replay: ReplayReport
+    public var sensors: [SensorReport]
+
+    public init(replay: ReplayReport, sensors: [SensorReport]) {
+        self.replay = replay
+        self.sensors = sensors
     }
 }

@@ -73,6 +73,56 @@ public struct SyncProgressReport: Codable, Hashable, Sendable {
     }
 }
 
+/// Why a run (or, without `run`, the whole attempt) did not upload when a person asked.
+public struct SyncFailureReport: Codable, Hashable, Sendable {
+    public var run: Int64?
+    public var uuid: String?
+    /// `unreachable` (the store did not answer), `store_failed` (it answered with a 5xx or with
+    /// something that is not a store's reply), `busy` (it asked to wait: 408, 425, 429),
+    /// `refused` (it refused this run: a 4xx), `unlinked` (it no longer accepts the pack),
+    /// `not_linked`, `pack` (the pack could not read the run).
+    public var kind: String
+    /// The store's or the pack's error code.
+    public var code: String
+    /// What happened, without what comes next.
+    public var message: String
+
+    public init(run: Int64?, uuid: String?, kind: String, code: String, message: String) {
+        self.run = run
+        self.uuid = uuid
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+}
+
+/// What the look a person asked for (`handoff sync`) did, once it has ended.
+public struct SyncRequestReport: Codable, Hashable, Sendable {
+    /// The number `sync` returned to the person who asked.
+    public var request: Int
+    /// Runs the store stored now, and runs it already had (a re-upload of the same bytes).
+    public var uploaded: [Int64]
+    public var alreadyStored: [Int64]
+    public var failed: [SyncFailureReport]
+    /// Runs not tried because the store stopped answering, or asked to wait, before their turn.
+    public var notTried: [Int64]
+    /// Nothing was tried: the pack is not linked, or the store did not answer its health check.
+    public var problem: SyncFailureReport?
+
+    public init(request: Int) {
+        self.request = request
+        uploaded = []
+        alreadyStored = []
+        failed = []
+        notTried = []
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case request, uploaded, failed, problem
+        case alreadyStored = "already_stored", notTried = "not_tried"
+    }
+}
+
 /// What `sync_status` returns.
 public struct SyncStatusReport: Codable, Hashable, Sendable {
     /// `not_linked`, `unlinked_by_store`, `away`, `idle` (nothing to do), `waiting` (for a retry),
@@ -99,6 +149,17 @@ public struct SyncStatusReport: Codable, Hashable, Sendable {
     /// `handoff sync` waits until a look that began after its request has ended.
     public var passes: Int
     public var looking: Bool
+    /// The home networks (configured in handoff.toml, and added with `handoff sync home`), the
+    /// Wi-Fi the pack is on now, and whether finished runs upload without anyone asking.
+    public var homeNetworks: [String]
+    public var wifi: String?
+    public var uploadsByItself: Bool
+    /// When runs will not upload by themselves: why, and how to fix it.
+    public var advice: String?
+    /// `sync`: the number of the look this request will be answered by.
+    public var request: Int?
+    /// The latest look a person asked for, once ended.
+    public var lastRequest: SyncRequestReport?
 
     public init(state: String, message: String, linked: Bool, home: Bool, network: String, networkDetail: String) {
         self.state = state
@@ -113,12 +174,45 @@ public struct SyncStatusReport: Codable, Hashable, Sendable {
         alreadyStored = 0
         passes = 0
         looking = false
+        homeNetworks = []
+        uploadsByItself = false
     }
 
     enum CodingKeys: String, CodingKey {
         case state, message, linked, store, username, home, network, current, queued, synced, uploaded, passes, looking
+        case wifi, advice, request
         case networkDetail = "network_detail", lastSyncedAt = "last_synced_at", lastAttemptAt = "last_attempt_at"
         case lastError = "last_error", nextAttemptAt = "next_attempt_at", alreadyStored = "already_stored"
+        case homeNetworks = "home_networks", uploadsByItself = "uploads_by_itself", lastRequest = "last_request"
+    }
+}
+
+/// What `home`, `home_add` and `home_remove` return: the networks on which runs upload by themselves.
+public struct HomeReport: Codable, Hashable, Sendable {
+    /// Every home network, and which of them handoff.toml names (the rest were added with
+    /// `handoff sync home` or `handoff link`; handoff.toml's cannot be removed from the CLI).
+    public var homeNetworks: [String]
+    public var configured: [String]
+    /// The Wi-Fi the pack is on now.
+    public var wifi: String?
+    public var home: Bool
+    public var uploadsByItself: Bool
+    public var message: String
+
+    public init(
+        homeNetworks: [String], configured: [String], wifi: String?, home: Bool, uploadsByItself: Bool, message: String
+    ) {
+        self.homeNetworks = homeNetworks
+        self.configured = configured
+        self.wifi = wifi
+        self.home = home
+        self.uploadsByItself = uploadsByItself
+        self.message = message
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case configured, wifi, home, message
+        case homeNetworks = "home_networks", uploadsByItself = "uploads_by_itself"
     }
 }
 

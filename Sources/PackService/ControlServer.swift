@@ -143,7 +143,11 @@ enum ControlDispatcher {
                         code: "sync_disabled",
                         message: "this handoffd does not sync (sync.enabled is false in its configuration)")
                 }
-                if request.command == "baton" { return encode(ControlResponse(result: try await sync.batonStatus())) }
+                if request.command == "baton" {
+                    let status = await engine.status()
+                    let recording = ["recording", "paused"].contains(status.state) ? status.runId : nil
+                    return encode(ControlResponse(result: try await sync.batonStatus(recording: recording)))
+                }
                 if await ["recording", "paused"].contains(engine.status().state) {
                     throw ControlError(
                         code: "recording",
@@ -171,7 +175,7 @@ enum ControlDispatcher {
             case "debug_stall" where ProcessInfo.processInfo.environment["HANDOFF_DEBUG_COMMANDS"] == "1":
                 await engine.debugStall(seconds: min(max(request.seconds ?? 1, 0), 120))
                 return encode(ControlResponse(result: "stalled"))
-            case "link", "link_status", "unlink", "sync", "sync_status":
+            case "link", "link_status", "unlink", "sync", "sync_status", "home", "home_add", "home_remove":
                 guard let sync else {
                     throw ControlError(
                         code: "sync_disabled",
@@ -180,6 +184,14 @@ enum ControlDispatcher {
                 return try await respond(to: request, sync: sync)
             case "scan", "pair", "sensors", "forget", "sensor":
                 guard let bluetooth else {
+                    if let replay = await engine.status().replay {
+                        // `handoff sensors` then lists the capture's sensors from `status`.
+                        throw ControlError(
+                            code: "replaying",
+                            message:
+                                "this handoffd replays the capture \(replay.file) instead of using Bluetooth: `handoff status` shows the replayed sensors; scanning and pairing need a handoffd that reads real sensors"
+                        )
+                    }
                     throw ControlError(
                         code: "no_bluetooth",
                         message:
@@ -290,8 +302,17 @@ enum ControlDispatcher {
         case "link_status": return encode(ControlResponse(result: await sync.linkStatus()))
         case "unlink": return encode(ControlResponse(result: await sync.unlink()))
         case "sync":
-            try await sync.requestSync(now: request.now ?? false, anywhere: request.anywhere ?? false)
-            return encode(ControlResponse(result: await sync.status()))
+            let number = await sync.requestSync(now: request.now ?? false, anywhere: request.anywhere ?? false)
+            var report = await sync.status()
+            report.request = number
+            return encode(ControlResponse(result: report))
+        case "home": return encode(ControlResponse(result: await sync.homeReport()))
+        case "home_add": return encode(ControlResponse(result: try await sync.addHome(request.target)))
+        case "home_remove":
+            guard let name = request.target, !name.isEmpty else {
+                throw ControlError(code: "bad_request", message: "home_remove needs the network's name")
+            }
+            return encode(ControlResponse(result: try await sync.removeHome(name)))
         default: return encode(ControlResponse(result: await sync.status()))
         }
     }

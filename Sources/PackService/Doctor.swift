@@ -25,11 +25,17 @@ struct Doctor: Sendable {
     func run() async -> [DoctorCheck] {
         let status = await engine?.status()
         var checks: [DoctorCheck] = []
-        checks.append(bluetoothAdapter())
-        checks += await sensors(status)
-        checks.append(await gps(status))
-        checks.append(clock(status))
-        checks.append(pedometer())
+        if configuration.replayFile != nil, !configuration.replayLive, let status {
+            // Replaying only: no radio, receiver or accelerometer is read, so none is checked.
+            checks.append(replay(status))
+            checks.append(clock(status))
+        } else {
+            checks.append(bluetoothAdapter())
+            checks += await sensors(status)
+            checks.append(await gps(status))
+            checks.append(clock(status))
+            checks.append(pedometer())
+        }
         checks.append(space())
         checks.append(await databaseIntegrity())
         if let sync {
@@ -40,6 +46,26 @@ struct Doctor: Sendable {
             checks.append(DoctorCheck("store", .ok, "not checked: \(off)"))
         }
         return checks
+    }
+
+    // MARK: Replay
+
+    /// What stands in for the sensors while handoffd replays a capture.
+    func replay(_ status: StatusReport) -> DoctorCheck {
+        let file = (configuration.replayFile ?? "?" as String)
+        let sources = status.sensors.map { "\($0.id) (\($0.kind.replacingOccurrences(of: "_", with: " ")))" }
+            .joined(separator: ", ")
+        guard let replay = status.replay, !replay.finished else {
+            return DoctorCheck(
+                "replay", .warning, "the capture \(file) has been replayed to its end: no sensor is live",
+                action:
+                    "restart handoffd to replay it again, or remove [replay] file from handoff.toml to read real sensors"
+            )
+        }
+        return DoctorCheck(
+            "replay", .ok,
+            "replaying the capture \(file) (\(Int((replay.progress * 100).rounded())) %): \(sources.isEmpty ? "no sensors" : sources) come from it; Bluetooth, GPS and the pedometer are not read"
+        )
     }
 
     // MARK: Bluetooth
@@ -333,7 +359,7 @@ struct Doctor: Sendable {
                 )
             }
             let totals = try database.outboxTotals()
-            let waiting = totals.waiting > 0 ? "; \(totals.waiting) run(s) wait to sync" : ""
+            let waiting = totals.waiting > 0 ? "; \(Format.count(totals.waiting, "run")) waiting to sync" : ""
             return DoctorCheck("storage.database", .ok, "the journal passes SQLite's quick_check\(waiting)")
         } catch {
             return DoctorCheck(

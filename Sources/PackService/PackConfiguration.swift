@@ -75,6 +75,8 @@ public struct PackConfiguration: Sendable {
     public var gpsdHost = "127.0.0.1"
     public var gpsdPort: UInt16 = 2947
     public var gpsDevice = "/dev/serial0"
+    /// How long `handoff start` waits for a fix before it starts without one.
+    public var gpsStartWaitSeconds = 120.0
     public var gpsBaudRate = 9600
 
     public var stepSources: [StepSourceKind] = [.stepCounter, .accelerometer, .footpod]
@@ -263,6 +265,7 @@ public struct PackConfiguration: Sendable {
                 recorder.gps.maximumFixGapNanoseconds = Int64(v * 1e9)
             }
             if let v = try s.number("max_speed_mps", in: 1...100) { recorder.gps.maximumSpeed = v }
+            if let v = try s.number("start_wait_s", in: 0...3600) { gpsStartWaitSeconds = v }
             if let v = try s.string("source") {
                 guard let kind = GPSSourceKind(rawValue: v) else {
                     throw s.error("gps.source", "must be one of gpsd, serial, none")

@@ -103,6 +103,21 @@ extension PackEngine {
             report.paceSPerKm = Format.rounded(1000 / speed, 0)
         }
         report.replay = replay
+        report.gps.startWaitS = startWaitSeconds
+        if mode == .replay, replay?.finished == true {
+            // The capture has ended: its clock stopped with its last event, so nothing it held
+            // is current. Its sensors are not live, and there is no fix and no reading.
+            for i in report.sensors.indices {
+                report.sensors[i].fresh = false
+                report.sensors[i].link = "ended"
+            }
+            report.gps.fix = "none"
+            report.gps.lastFixS = nil
+            report.hrBpm = nil
+            report.cadenceSpm = nil
+            report.speedMps = nil
+            report.paceSPerKm = nil
+        }
         return report
     }
 

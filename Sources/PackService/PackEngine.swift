@@ -29,6 +29,8 @@ public actor PackEngine {
     var batches: [SessionBatch] = []
     var capture: CaptureFileWriter?
     var replay: ReplayReport?
+    /// How long `handoff start` waits for a GPS fix (reported in `status`; the CLI waits).
+    let startWaitSeconds: Double
     let recoveredRuns: [Int64]
     /// The latest time the recorder has been taken to, by an event or a tick.
     var processedUpTo: MonotonicInstant?
@@ -75,6 +77,7 @@ public actor PackEngine {
         self.logger = logger
         self.mode = mode
         self.recoveredRuns = recoveredRuns
+        startWaitSeconds = configuration.gpsStartWaitSeconds
         pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
         for sensor in sensors {
             self.sensors[sensor.id] = sensor
@@ -412,7 +415,7 @@ public actor PackEngine {
         await commit()
         if !skippedLines.isEmpty {
             logger.warning(
-                "The capture had \(skippedLines.count) unreadable line(s); they were skipped",
+                "The capture had \(Format.count(skippedLines.count, "unreadable line")); they were skipped",
                 metadata: ["first": "\(skippedLines[0])"])
         }
         logger.info("Replay finished", metadata: ["events": "\(events)"])

@@ -65,7 +65,7 @@ public struct HomePolicy: Hashable, Sendable {
         guard state.associated else { return "away (not on Wi-Fi)" + (uploadAway ? "; uploads from anywhere" : "") }
         let name = state.ssid ?? "?"
         if ssids.contains(name) { return "home (\(name))" }
-        if ssids.isEmpty { return "away (on \(name); no home network is configured: add it to [sync] home_ssids)" }
+        if ssids.isEmpty { return "away (on \(name); no home network is set: `handoff sync home` makes it one)" }
         return "away (on \(name))" + (uploadAway ? "; uploads from anywhere" : "")
     }
 }

@@ -192,9 +192,11 @@ public struct StoreClient: Sendable {
         let legs = (reply.json?["legs"] as? [[String: Any]] ?? []).map { leg in
             leg.compactMapValues { value -> String? in
                 if let text = value as? String { return text }
-                if let number = value as? Double { return String(number) }
-                if let number = value as? Int { return String(number) }
-                return nil
+                // A count stays a whole number ("3", not "3.0"): Foundation reads JSON's 3 as a
+                // number that is a Double and an Int both.
+                guard let number = value as? Double else { return nil }
+                if number.rounded() == number, abs(number) < 9e15 { return String(Int64(number)) }
+                return String(number)
             }
         }
         return (Self.batonState(reply.json?["baton"] as? [String: Any]), legs)
@@ -268,7 +270,7 @@ public struct StoreClient: Sendable {
                 return SyncFailure(
                     .retry, code: "server_error",
                     message: "the store failed while \(context) (\(status))\(said); trying again later",
-                    retryAfter: retryAfter)
+                    what: "the store failed while \(context) (\(status))\(said)", retryAfter: retryAfter)
             }
         }
     }
@@ -323,13 +325,17 @@ public struct SyncFailure: Error, Hashable, Sendable, CustomStringConvertible {
     public var action: Action
     public var code: String
     public var message: String
+    /// What happened, without what the worker does next ("; trying again later"): the sentence
+    /// a person who asked for this attempt reads.
+    public var what: String
     /// The store's Retry-After, in seconds.
     public var retryAfter: Double?
 
-    public init(_ action: Action, code: String, message: String, retryAfter: Double? = nil) {
+    public init(_ action: Action, code: String, message: String, what: String? = nil, retryAfter: Double? = nil) {
         self.action = action
         self.code = code
         self.message = message
+        self.what = what ?? message
         self.retryAfter = retryAfter
     }
 
@@ -360,6 +366,7 @@ public struct SyncFailure: Error, Hashable, Sendable, CustomStringConvertible {
         let detail =
             (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
             ?? nsError.localizedDescription
-        return SyncFailure(.retry, code: code, message: "\(what) (\(detail)); trying again later")
+        return SyncFailure(
+            .retry, code: code, message: "\(what) (\(detail)); trying again later", what: "\(what) (\(detail))")
     }
 }

@@ -50,30 +50,9 @@ public struct StoreLink: Codable, Hashable, Sendable {
 
     /// Writes the link atomically and durably, readable by its owner only.
     public func save(path: String) throws(SyncFailure) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = path + ".new"
-        do {
-            if !directory.isEmpty {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-            }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let data = try encoder.encode(self)
-            unlink(temporary)
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            defer { close(fd) }
-            let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written == data.count, fsync(fd) == 0 else { throw POSIXError(.EIO) }
-            guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if dfd >= 0 {
-                _ = fsync(dfd)
-                close(dfd)
-            }
-        } catch {
-            unlink(temporary)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do { try AtomicFile.replace(path, with: try encoder.encode(self), mode: 0o600) } catch {
             throw SyncFailure(.needsPerson, code: "link_unwritable", message: "could not write \(path): \(error)")
         }
     }
@@ -81,5 +60,35 @@ public struct StoreLink: Codable, Hashable, Sendable {
     /// Removes the link file.
     public static func remove(path: String) {
         unlink(path)
+    }
+}
+
+/// A small file replaced whole: written beside, flushed, renamed over, and the directory flushed,
+/// so that a power cut leaves the old file or the new one, never half of one.
+enum AtomicFile {
+    static func replace(_ path: String, with data: Data, mode: mode_t) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = path + ".new"
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        }
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        do {
+            defer { close(fd) }
+            let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == data.count, fsync(fd) == 0 else { throw POSIXError(.EIO) }
+            guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
     }
 }

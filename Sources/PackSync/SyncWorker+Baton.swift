@@ -85,8 +85,8 @@ extension SyncWorker {
         }
     }
 
-    /// `handoff baton`.
-    public func batonStatus() async throws(ControlError) -> BatonReport {
+    /// `handoff baton`; `recording` is the run being recorded now, if one is.
+    public func batonStatus(recording: Int64? = nil) async throws(ControlError) -> BatonReport {
         guard let client, let link else {
             throw ControlError(
                 code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
@@ -94,7 +94,18 @@ extension SyncWorker {
         do {
             let group = try await batonGroup(client)
             let (state, legs) = try await client.baton(group: group)
-            return Self.report(group: group, state: state, legs: legs, username: link.username)
+            var report = Self.report(group: group, state: state, legs: legs, username: link.username)
+            if let recording, report.youHold {
+                report.message = "You hold the baton: run \(recording), being recorded, is your relay leg."
+            } else if let recording, state.holder == nil {
+                // Free on the store, but this pack is out with a run: say what that run is.
+                let mode = (try? database.baton(of: SessionID(recording)))??.mode
+                report.message =
+                    mode == "offline"
+                    ? "The baton is free on the store; run \(recording), being recorded, claimed it offline: it becomes your leg when the run uploads, if nobody took it meanwhile."
+                    : "The baton is free; run \(recording) is being recorded without it (solo). Stop the run before `handoff start` takes it for the next one."
+            }
+            return report
         } catch {
             throw ControlError(code: error.code, message: error.message)
         }

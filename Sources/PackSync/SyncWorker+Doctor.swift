@@ -52,8 +52,10 @@ extension SyncWorker {
         }
         if policy.ssids.isEmpty && !policy.uploadAway {
             return DoctorCheck(
-                "network.home", .problem, "no home Wi-Fi is configured, so runs never upload",
-                action: "set sync.home_ssids = [\"YourWiFi\"] in handoff.toml (or sync.upload_away = true)")
+                "network.home", .problem, "no home Wi-Fi is set, so runs will not upload by themselves",
+                action:
+                    "on your home Wi-Fi run `handoff sync home` (elsewhere `handoff sync home NAME`, or set sync.home_ssids in handoff.toml); until then `handoff sync` uploads when you ask"
+            )
         }
         let homes = policy.ssids.map { "\"\($0)\"" }.joined(separator: ", ")
         let detail = network.detail

@@ -29,8 +29,18 @@ extension SyncWorker {
         let deviceName = name?.isEmpty == false ? name! : configuration.deviceName
         let code: StoreClient.DeviceCode
         do { code = try await client.requestDeviceCode(name: deviceName) } catch {
+            let store = url.absoluteString
+            let check: String
+            switch SyncWorker.failureReport(error, entry: nil).kind {
+            case "unreachable":
+                check =
+                    "\(error.what). Check the address given to --store, that the store is running, and that this pack is online (`handoff doctor`)"
+            case "store_failed", "busy":
+                check = "\(error.what). Tell the store's operator, or try `handoff link` again later"
+            default: check = error.message
+            }
             throw ControlError(
-                code: error.code, message: "could not start linking with \(url.absoluteString): \(error.message)")
+                code: error.code, message: "could not link to \(store): \(check); the pack is not linked")
         }
         let expires = now().advanced(byNanoseconds: Int64(code.expiresIn) * nanosecondsPerSecond)
         var report = LinkReport(
@@ -98,7 +108,7 @@ extension SyncWorker {
         var report = LinkReport(
             state: "linked",
             message:
-                "linked to \(newLink.store)\(newLink.username.map { " as \($0)" } ?? ""): finished runs upload when the pack is home"
+                "linked to \(newLink.store)\(newLink.username.map { " as \($0)" } ?? "")"
         )
         report.store = newLink.store
         report.username = newLink.username

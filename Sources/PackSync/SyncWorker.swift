@@ -10,6 +10,8 @@ import PackStorage
 public struct SyncConfiguration: Sendable {
     /// The link file (store address and device token), 0600.
     public var linkPath: String
+    /// The home networks added from the CLI (default: `home-networks.json` beside the link file).
+    public var homeNetworksPath: String
     public var policy: HomePolicy
     public var backoff = Backoff()
     public var zones: [PrivacyZone] = []
@@ -28,6 +30,8 @@ public struct SyncConfiguration: Sendable {
         self.linkPath = linkPath
         self.policy = policy
         self.deviceName = deviceName
+        let directory = (linkPath as NSString).deletingLastPathComponent
+        homeNetworksPath = (directory.isEmpty ? "." : directory) + "/home-networks.json"
     }
 }
 
@@ -67,6 +71,16 @@ public actor SyncWorker {
     var passes = 0
     var inPass = false
     var linking: LinkFlow?
+    /// handoff.toml's home networks, and those added from the CLI (`configuration.policy.ssids`
+    /// holds both).
+    let configuredSSIDs: [String]
+    var addedSSIDs: [String] = []
+    /// Looks a person asked for: the latest number given out, the one the next look answers,
+    /// what the look under way has done, and what the latest one did.
+    var requests = 0
+    var pendingRequest: Int?
+    var requestResult: SyncRequestReport?
+    var lastRequest: SyncRequestReport?
 
     public init(
         database: PackDatabase, configuration: SyncConfiguration, logger: Logger,
@@ -76,6 +90,7 @@ public actor SyncWorker {
         self.configuration = configuration
         self.logger = logger
         self.now = now
+        configuredSSIDs = configuration.policy.ssids
         network =
             configuration.policy.source == .always
             ? WirelessState(associated: true, detail: "always home")
@@ -86,6 +101,13 @@ public actor SyncWorker {
             logger.error("\(error.message)")
         }
         client = link.flatMap { Self.client(for: $0, timeout: configuration.timeoutSeconds) }
+        do {
+            addedSSIDs = try AddedHomeNetworks.load(path: configuration.homeNetworksPath)
+        } catch {
+            logger.error("\(error.message)")
+        }
+        var seen = Set<String>()
+        self.configuration.policy.ssids = (configuredSSIDs + addedSSIDs).filter { seen.insert($0).inserted }
     }
 
     static func client(for link: StoreLink, timeout: Double) -> StoreClient? {
@@ -111,18 +133,21 @@ public actor SyncWorker {
         wakeup.poke()
     }
 
-    /// A person asked to sync: the worker looks at once. With `now`, retry times are cleared and
-    /// refused runs released; with `anywhere`, that look may upload away from home.
-    public func requestSync(now: Bool, anywhere: Bool) throws(ControlError) {
+    /// A person asked to sync: the worker looks at once. With `now`, that look ignores retry
+    /// times and tries runs the store refused again, and its outcome is kept for the person
+    /// (returned: the number `lastRequest` will carry); with `anywhere`, it may upload away from
+    /// home. The automatic looks keep their backoff.
+    @discardableResult
+    public func requestSync(now: Bool, anywhere: Bool) -> Int? {
+        var number: Int?
         if now {
-            do { try database.releaseOutbox() } catch {
-                throw ControlError(code: "storage", message: "could not read the outbox: \(error)")
-            }
-            storeFailures = 0
-            storeRetryAt = nil
+            requests += 1
+            pendingRequest = requests
+            number = requests
         }
         if anywhere { anywhereOnce = true }
         wakeup.poke()
+        return number
     }
 
     public func stop() {
@@ -167,13 +192,40 @@ public actor SyncWorker {
     func pass() async {
         anywhereThisPass = anywhereOnce
         anywhereOnce = false
-        defer { anywhereThisPass = false }
-        guard let client, unlinkedByStore == nil, mayUpload else { return }
+        let asked = pendingRequest
+        pendingRequest = nil
+        requestResult = asked.map(SyncRequestReport.init(request:))
+        defer {
+            anywhereThisPass = false
+            if let requestResult { lastRequest = requestResult }
+            requestResult = nil
+        }
+        guard let client, unlinkedByStore == nil, mayUpload else {
+            if link == nil {
+                requestResult?.problem = SyncFailureReport(
+                    run: nil, uuid: nil, kind: "not_linked", code: "not_linked",
+                    message: "this pack is not linked to a store: `handoff link --store URL`")
+            } else if let unlinkedByStore {
+                requestResult?.problem = SyncFailureReport(
+                    run: nil, uuid: nil, kind: "unlinked", code: "unauthorized", message: unlinkedByStore)
+            }
+            return
+        }
         let start = now()
+        if asked != nil {
+            // A person asked: runs the store refused get another try, and no retry time waits.
+            do { try database.releaseOutbox() } catch {
+                logger.error("Could not release the outbox: \(error)")
+            }
+            storeFailures = 0
+            storeRetryAt = nil
+        }
         if let storeRetryAt, storeRetryAt > start { return }
         let due: [OutboxEntry]
         do { due = try database.outboxDue(now: start) } catch {
             logger.error("Could not read the outbox: \(error)")
+            requestResult?.problem = SyncFailureReport(
+                run: nil, uuid: nil, kind: "pack", code: "storage", message: "could not read the outbox: \(error)")
             return
         }
         guard !due.isEmpty else {
@@ -188,13 +240,33 @@ public actor SyncWorker {
         } catch {
             checking = false
             storeFailed(error)
+            requestResult?.problem = Self.failureReport(error, entry: nil)
+            requestResult?.notTried = due.map(\.session.rawValue)
             return
         }
         for (index, entry) in due.enumerated() {
             if stopping || Task.isCancelled { break }
-            guard await upload(entry, index: index + 1, of: due.count, client: client) else { break }
+            guard await upload(entry, index: index + 1, of: due.count, client: client) else {
+                requestResult?.notTried = due.dropFirst(index + 1).map(\.session.rawValue)
+                break
+            }
         }
         current = nil
+    }
+
+    /// A failure as the person who asked reads it.
+    static func failureReport(_ failure: SyncFailure, entry: OutboxEntry?) -> SyncFailureReport {
+        let kind: String
+        switch (failure.action, failure.code) {
+        case (.unlinked, _): kind = "unlinked"
+        case (.needsPerson, "payload"), (.needsPerson, "not_finished"): kind = "pack"
+        case (.needsPerson, _): kind = "refused"
+        case (.retry, "server_error"), (.retry, "bad_reply"): kind = "store_failed"
+        case (.retry, "network"), (.retry, "timeout"), (.retry, "tls"), (.retry, "cancelled"): kind = "unreachable"
+        case (.retry, _): kind = "busy"
+        }
+        return SyncFailureReport(
+            run: entry?.session.rawValue, uuid: entry?.uuid, kind: kind, code: failure.code, message: failure.what)
     }
 
     /// Uploads one run; returns whether to go on with the next.
@@ -206,11 +278,11 @@ public actor SyncWorker {
             summary = try uploadSummary(entry.session)
         } catch {
             logger.error("Could not make the upload for run \(entry.session): \(error)")
-            record(
-                entry,
-                SyncFailure(
-                    .needsPerson, code: "payload",
-                    message: "the run could not be read from the journal for upload: \(error)"))
+            let failure = SyncFailure(
+                .needsPerson, code: "payload",
+                message: "the run could not be read from the journal for upload: \(error)")
+            requestResult?.failed.append(Self.failureReport(failure, entry: entry))
+            record(entry, failure)
             return true
         }
         current = SyncProgressReport(
@@ -225,6 +297,7 @@ public actor SyncWorker {
         } catch {
             // Stopping (SIGTERM) is not the store's fault: the run simply waits for the next start.
             if error.code == "cancelled" || Task.isCancelled { return false }
+            requestResult?.failed.append(Self.failureReport(error, entry: entry))
             record(entry, error)
             return error.action == .needsPerson
         }
@@ -237,6 +310,11 @@ public actor SyncWorker {
         }
         uploaded += 1
         if ack.status == 200 { alreadyStored += 1 }
+        if ack.status == 200 {
+            requestResult?.alreadyStored.append(entry.session.rawValue)
+        } else {
+            requestResult?.uploaded.append(entry.session.rawValue)
+        }
         storeFailures = 0
         lastError = nil
         logger.info(
@@ -372,14 +450,15 @@ public actor SyncWorker {
             message = "every finished run is on the store"
         } else if !mayUpload {
             state = "away"
-            message = "\(waiting.count) run(s) wait until the pack is home: \(policy.describe(network))"
+            message =
+                "\(Format.count(waiting.count, "run")) waiting until the pack is home: \(policy.describe(network))"
         } else if waiting.allSatisfy(\.held) {
             state = "held"
             message =
-                "\(waiting.count) run(s) refused by the store wait for you: see last_error, then `handoff sync --now`"
+                "\(Format.count(waiting.count, "run")) refused by the store waiting for you: see last_error, then `handoff sync`"
         } else {
             state = "waiting"
-            message = "\(waiting.count) run(s) wait for the next attempt"
+            message = "\(Format.count(waiting.count, "run")) waiting for the next attempt"
         }
         var report = SyncStatusReport(
             state: state, message: message, linked: link != nil, home: home, network: policy.describe(network),
@@ -409,6 +488,11 @@ public actor SyncWorker {
         report.alreadyStored = alreadyStored
         report.passes = passes
         report.looking = inPass
+        report.homeNetworks = policy.ssids
+        report.wifi = network.associated ? network.ssid : nil
+        report.uploadsByItself = uploadsByItself
+        report.advice = link == nil ? nil : homeAdvice
+        report.lastRequest = lastRequest
         return report
     }
 }
