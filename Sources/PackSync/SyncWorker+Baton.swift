@@ -103,7 +103,7 @@ extension SyncWorker {
                 report.message =
                     mode == "offline"
                     ? "The baton is free on the store; run \(recording), being recorded, claimed it offline: it becomes your leg when the run uploads, if nobody took it meanwhile."
-                    : "The baton is free; run \(recording) is being recorded without it (solo). Stop the run before `handoff start` takes it for the next one."
+                    : "The baton is free; run \(recording) is being recorded without it (solo), so the next run can take it."
             }
             return report
         } catch {

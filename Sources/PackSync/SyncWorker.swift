@@ -240,8 +240,20 @@ public actor SyncWorker {
         } catch {
             checking = false
             storeFailed(error)
-            requestResult?.problem = Self.failureReport(error, entry: nil)
-            requestResult?.notTried = due.map(\.session.rawValue)
+            if asked != nil {
+                // The person who asked reads it per run, now and in `sync status`: each waiting
+                // run, and why it did not go.
+                requestResult?.failed = due.map { Self.failureReport(error, entry: $0) }
+                for entry in due {
+                    do {
+                        try database.recordOutboxFailure(
+                            entry.session, at: start, code: error.code, message: error.message, status: nil,
+                            nextAttempt: storeRetryAt, held: false)
+                    } catch {
+                        logger.error("Could not note the failed upload in the journal: \(error)")
+                    }
+                }
+            }
             return
         }
         for (index, entry) in due.enumerated() {
