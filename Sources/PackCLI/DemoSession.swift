@@ -68,7 +68,8 @@ final class DemoSession: Sendable {
     /// Cleans up, says why on standard error, and exits.
     func end(status: Int32, message: String) -> Never {
         if !perform(exiting: true) { Self.park() }
-        Self.write(STDERR_FILENO, "handoff: demo \(message)\n")
+        // After a terminal's echoed ^C, on a line of its own.
+        Self.write(STDERR_FILENO, (isatty(STDERR_FILENO) == 1 ? "\n" : "") + "handoff: demo \(message)\n")
         exit(status)
     }
 
