@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "handoffd",
             dependencies: [
-                "PackService",
+                "HandoffModel", "PackService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "handoff", dependencies: ["HandoffModel", "PackCLI"]),

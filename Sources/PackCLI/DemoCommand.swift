@@ -11,7 +11,11 @@ public struct Demo: AsyncParsableCommand {
             prints the recorded run checked against what the simulator knows to be true. It also \
             starts a group store (handoff-store, SQLite) in the same temporary directory, with an \
             account and a group, links the pack to it as `handoff link` does, syncs the run, and \
-            prints the group's progress and baton. No hardware and nothing of an installed pack is touched.
+            prints the group's progress and baton. At the end, when standard input is a terminal (or \
+            with --wait), the store keeps running and the demo prints its address with the account \
+            and password to sign in with, until you press Enter. Ctrl-C, SIGTERM or a closed output \
+            stop it at any point, and leave no process and no temporary directory behind. No \
+            hardware and nothing of an installed pack is touched.
             """)
 
     @Option(help: "Replay speed: a factor of real time, or `max`.")
@@ -29,6 +33,16 @@ public struct Demo: AsyncParsableCommand {
     @Flag(help: "Only record: no local group store, no sync.")
     var noStore = false
 
+    @Flag(
+        help: """
+            At the end, keep the store running for you to sign in to, until Enter or the end of \
+            standard input (the default when standard input is a terminal).
+            """)
+    var wait = false
+
+    @Flag(help: "Stop the store at the end instead of waiting (scripts and CI).")
+    var noWait = false
+
     @OptionGroup var output: JSONOption
 
     public init() {}
@@ -37,9 +51,23 @@ public struct Demo: AsyncParsableCommand {
         if speed != "max", (Double(speed) ?? 0) <= 0 {
             throw ValidationError("--speed must be a positive number or `max`")
         }
+        if wait && noWait { throw ValidationError("--wait and --no-wait contradict each other: give one") }
+    }
+
+    /// The demo's account on its store, for a person to sign in with at the end.
+    static let username = "demo"
+
+    /// A password to read and type: three groups of four letters and digits, none that look alike.
+    static func readablePassword() -> String {
+        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+        return (0..<3).map { _ in String((0..<4).map { _ in alphabet.randomElement()! }) }.joined(separator: "-")
     }
 
     public func run() async throws {
+        let session = DemoSession.shared
+        session.takeSignals()
+        defer { session.cleanUp() }
+        let say = { (text: String) in session.say(text) }
         guard let capturePath = capture ?? DemoFiles.demoCapture() else {
             Output.error(
                 "the demo capture is not installed beside this handoff; make one with `handoff simulate -o run.jsonl` and pass `--capture run.jsonl`"
@@ -56,7 +84,9 @@ public struct Demo: AsyncParsableCommand {
             directory = (keep as NSString).standardizingPath
         } else {
             directory = try DemoFiles.temporaryDirectory()
+            session.removeAtEnd(directory)
         }
+        let password = Self.readablePassword()
         var store: DemoStore?
         var demoGroup: (id: Int, token: String)?
         if !noStore {
@@ -71,20 +101,15 @@ public struct Demo: AsyncParsableCommand {
                 store = started
                 let account = try await started.expect(
                     201, "POST", "/v1/accounts",
-                    json: [
-                        "username": "demo-runner", "email": "demo-runner@example.org",
-                        "password": UUID().uuidString,
-                    ])
+                    json: ["username": Self.username, "email": "demo@example.org", "password": password])
                 let token = account["token"] as? String ?? ""
                 let group = try await started.expect(
                     201, "POST", "/v1/groups", token: token, json: ["name": "Demo relay", "goal_m": 42_195])
                 demoGroup = (group["id"] as? Int ?? 0, token)
             } catch let error as ControlError {
-                store?.stop()
                 throw Output.fail(error, json: output.json)
             }
         }
-        defer { store?.stop() }
         let socket = directory + "/control.sock"
         let logPath = directory + "/handoffd.log"
         // The demo's own configuration, so that no installed handoff.toml changes what it shows.
@@ -110,26 +135,19 @@ public struct Demo: AsyncParsableCommand {
         retry_min_s = 0.5
         retry_max_s = 5
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: daemon)
-        process.arguments = ["--config", configPath]
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        defer {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
+        let process: DemoChild
+        do {
+            process = try session.spawn(
+                "handoffd", executable: daemon, arguments: ["--config", configPath], logPath: logPath)
+        } catch let failure as DemoChild.Failure {
+            Output.error(failure.message)
+            throw ExitCode.failure
         }
 
         let client = ControlClient(socketPath: socket)
         if !output.json {
-            Output.print(
+            say(
                 "Replaying \((capturePath as NSString).lastPathComponent) through a temporary handoffd at \(speed == "max" ? "full speed" : speed + "x")…"
             )
         }
@@ -161,46 +179,60 @@ public struct Demo: AsyncParsableCommand {
                 let synced = try await sync(client: client)
                 let progress = try await store.expect(
                     200, "GET", "/v1/groups/\(demoGroup.id)/progress", token: demoGroup.token)
-                group = DemoGroupReport(store: store.url.absoluteString, progress: progress, synced: synced)
+                group = DemoGroupReport(
+                    store: store.url.absoluteString, progress: progress, synced: synced,
+                    signIn: .init(username: Self.username, password: password))
             } catch let error as ControlError {
                 throw Output.fail(error, json: output.json)
             }
         }
-        process.terminate()
-        process.waitUntilExit()
+        process.stop()
 
         let replay = finalStatus.replay
+        // Waiting for a person needs one: a terminal on standard input, unless asked for.
+        let waiting = store != nil && !noWait && (wait || (!output.json && DemoSession.standardInputIsTerminal))
         if output.json {
             var report = DemoReport(run: run, replay: replay, directory: keep == nil ? nil : directory)
             report.files = files
             report.group = group
-            try Output.printJSON(report)
-            return
-        }
-        Output.print("")
-        Output.print(Show.render(run))
-        if let truth = replay?.simulatedDistanceM, let distance = run.distanceM {
-            let error = (distance - truth) / truth * 100
-            var line =
-                "Checked against the simulator: distance \(Format.fixed(distance, 1)) m, true \(Format.fixed(truth, 1)) m (\(error >= 0 ? "+" : "")\(Format.fixed(error, 2)) %)"
-            if let hr = replay?.simulatedAvgHrBpm, let avg = run.avgHrBpm {
-                line += "; average heart rate \(Format.fixed(avg, 1)) bpm, true \(Format.fixed(hr, 1)) bpm"
-            }
-            Output.print(line + ".")
-        }
-        Output.print("The run as FIT, GPX, TCX and CSV: \(files.joined(separator: ", ")).")
-        if let group { Output.print("\n" + group.render()) }
-        if keep != nil {
-            Output.print("The journal, socket and handoffd's log are in \(directory).")
+            say(try ControlJSON.encode(report))
         } else {
-            Output.print("That handoffd and its journal are gone; `--keep DIR` keeps them to explore.")
+            say("")
+            say(Show.render(run))
+            if let truth = replay?.simulatedDistanceM, let distance = run.distanceM {
+                let error = (distance - truth) / truth * 100
+                var line =
+                    "Checked against the simulator: distance \(Format.fixed(distance, 1)) m, true \(Format.fixed(truth, 1)) m (\(error >= 0 ? "+" : "")\(Format.fixed(error, 2)) %)"
+                if let hr = replay?.simulatedAvgHrBpm, let avg = run.avgHrBpm {
+                    line += "; average heart rate \(Format.fixed(avg, 1)) bpm, true \(Format.fixed(hr, 1)) bpm"
+                }
+                say(line + ".")
+            }
+            say("The run as FIT, GPX, TCX and CSV: \(files.joined(separator: ", ")).")
+            if let group { say("\n" + group.render()) }
+            if keep != nil {
+                say("The journal, socket and handoffd's log are in \(directory).")
+            } else {
+                say("That handoffd and its journal are gone; `--keep DIR` keeps them to explore.")
+            }
+        }
+        if waiting, let store {
+            let line =
+                "The group store is still running: open \(store.url.absoluteString) — user \(Self.username), password \(password); press Enter to stop."
+            // With --json the line is for the person, not the script: on standard error.
+            if output.json { DemoSession.write(STDERR_FILENO, line + "\n") } else { say("\n" + line) }
+            await DemoSession.waitForEnter()
+            session.cleanUp()
+            if !output.json {
+                say("The store has stopped\(keep == nil ? " and its temporary directory is gone" : "").")
+            }
         }
     }
 
     /// Links the demo pack to the demo store: handoffd asks for a code, the demo's account
     /// approves it (a person would, on the store's /device page).
     private func link(
-        client: ControlClient, store: DemoStore, token: String, process: Process, logPath: String
+        client: ControlClient, store: DemoStore, token: String, process: DemoChild, logPath: String
     )
         async throws
     {
@@ -221,7 +253,9 @@ public struct Demo: AsyncParsableCommand {
         }
         _ = try await store.expect(
             200, "POST", "/v1/device/approve", token: token, json: ["user_code": report?.userCode ?? ""])
-        if !output.json { Output.print("Linking the pack to a local group store at \(store.url.absoluteString)…") }
+        if !output.json {
+            DemoSession.shared.say("Linking the pack to a local group store at \(store.url.absoluteString)…")
+        }
         while report?.state == "waiting" {
             try await Task.sleep(for: .milliseconds(250))
             report = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self)
@@ -241,13 +275,14 @@ public struct Demo: AsyncParsableCommand {
             status = try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
         }
         if !output.json {
-            Output.print(status.state == "idle" ? "Synced: the run is on the store." : "Not synced: \(status.message)")
+            DemoSession.shared.say(
+                status.state == "idle" ? "Synced: the run is on the store." : "Not synced: \(status.message)")
         }
         return status.state == "idle" && status.synced > 0
     }
 
     /// Waits for the daemon, shows progress, and returns the status once the replayed run is finished.
-    private func follow(client: ControlClient, process: Process, logPath: String) async throws -> StatusReport {
+    private func follow(client: ControlClient, process: DemoChild, logPath: String) async throws -> StatusReport {
         let started = ContinuousClock.now
         var lastDecile = -1
         var finishedSince: ContinuousClock.Instant?
@@ -271,15 +306,15 @@ public struct Demo: AsyncParsableCommand {
                 let line =
                     "\(status.state == "recording" ? "Recording" : status.state.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0)) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
                 if terminal {
-                    FileHandle.standardOutput.write(Data("\r\u{1B}[K\(line)".utf8))
+                    DemoSession.shared.say("\r\u{1B}[K\(line)", newline: false)
                 } else if progress / 10 > lastDecile {
                     lastDecile = progress / 10
-                    Output.print(line)
+                    DemoSession.shared.say(line)
                 }
             }
             if replay?.finished == true {
                 if status.state == "finished" || status.state == "idle" {
-                    if terminal { Output.print("") }
+                    if terminal { DemoSession.shared.say("") }
                     return status
                 }
                 // A capture that ends mid-run: finish the run ourselves after a moment.
@@ -380,6 +415,13 @@ struct DemoGroupReport: Encodable {
     let batonHolder: String?
     let members: [Member]
     let synced: Bool
+    /// The demo's account, to sign in at the store's page while the demo waits.
+    let signIn: SignIn
+
+    struct SignIn: Encodable {
+        let username: String
+        let password: String
+    }
 
     struct Member: Encodable {
         let username: String
@@ -393,12 +435,14 @@ struct DemoGroupReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case store, name, percent, members, synced
+        case signIn = "sign_in"
         case goalM = "goal_m", totalM = "total_m", batonHolder = "baton_holder"
     }
 
-    init(store: String, progress: [String: Any], synced: Bool) {
+    init(store: String, progress: [String: Any], synced: Bool, signIn: SignIn) {
         self.store = store
         self.synced = synced
+        self.signIn = signIn
         let group = progress["group"] as? [String: Any] ?? [:]
         name = group["name"] as? String ?? "?"
         goalM = group["goal_m"] as? Double ?? 0

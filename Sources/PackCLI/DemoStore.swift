@@ -8,21 +8,22 @@ import PackControl
 /// The demo's own group store: `handoff-store` with SQLite in the demo's directory, on a free
 /// loopback port, with an account and a group made through its API as a person would.
 struct DemoStore {
-    let process: Process
+    let process: DemoChild
     let url: URL
     let logPath: String
 
     static func start(executable: String, directory: String) async throws -> DemoStore {
         let port = freePort()
         let logPath = directory + "/handoff-store.log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--host", "127.0.0.1", "--port", String(port), "--data", directory + "/store"]
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        let process: DemoChild
+        do {
+            process = try DemoSession.shared.spawn(
+                "handoff-store", executable: executable,
+                arguments: ["--host", "127.0.0.1", "--port", String(port), "--data", directory + "/store"],
+                logPath: logPath)
+        } catch let failure as DemoChild.Failure {
+            throw ControlError(code: "store_failed", message: failure.message)
+        }
         let store = DemoStore(process: process, url: URL(string: "http://127.0.0.1:\(port)")!, logPath: logPath)
         let started = ContinuousClock.now
         while true {
@@ -37,12 +38,7 @@ struct DemoStore {
         }
     }
 
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
+    func stop() { process.stop() }
 
     struct Reply: @unchecked Sendable {
         let status: Int

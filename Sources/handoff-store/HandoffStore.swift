@@ -106,22 +106,41 @@ struct HandoffStore: AsyncParsableCommand {
         configuration.defaultLeaseSeconds = Int64(batonLeaseHours * 3600)
         var logger = Logger(label: "handoff.store")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let databaseURL = (database ?? environment["HANDOFF_STORE_DATABASE"]).flatMap { $0.isEmpty ? nil : $0 }
+        let directory = data ?? environment["HANDOFF_STORE_DATA"] ?? Self.defaultData(environment)
+        // Before anything is made on disk: where the data goes, then where the store listens.
+        do {
+            if let databaseURL {
+                try Preflight.checkDatabaseURL(databaseURL)
+            } else {
+                try Preflight.checkDataDirectory(directory)
+            }
+            try Preflight.checkListening(host: configuration.host, port: configuration.port)
+        } catch {
+            throw Self.refuse(error.description)
+        }
         let engine: any SQLDatabase
         var postgres: PostgresDatabase?
-        if let url = database ?? environment["HANDOFF_STORE_DATABASE"], !url.isEmpty {
+        if let url = databaseURL {
             let db = try PostgresDatabase(url: url, logger: logger)
             postgres = db
             engine = db
-            logger.info("Store data in PostgreSQL", metadata: ["database": "\(PostgresDatabase.redacted(url))"])
         } else {
-            let directory = data ?? environment["HANDOFF_STORE_DATA"] ?? Self.defaultData(environment)
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             engine = try SQLiteDatabase(path: directory + "/store.sqlite")
-            logger.info("Store data in SQLite", metadata: ["database": "\(directory)/store.sqlite"])
         }
         do {
-            let repository = try await StoreRepository(engine)
+            let repository: StoreRepository
+            do { repository = try await StoreRepository(engine) } catch let error as SQLError {
+                // The PostgreSQL server refused or could not be reached: its sentence names --database.
+                throw Self.refuse(error.description)
+            }
+            if let url = databaseURL {
+                logger.info("Store data in PostgreSQL", metadata: ["database": "\(PostgresDatabase.redacted(url))"])
+            } else {
+                logger.info("Store data in SQLite", metadata: ["database": "\(directory)/store.sqlite"])
+            }
             let app = StoreApplication.make(repository: repository, configuration: configuration, logger: logger)
             try await app.runService()
         } catch {
@@ -129,6 +148,12 @@ struct HandoffStore: AsyncParsableCommand {
             throw error
         }
         await postgres?.shutdown()
+    }
+
+    /// One sentence on standard error and a non-zero exit, without ArgumentParser's usage text.
+    static func refuse(_ sentence: String) -> ExitCode {
+        FileHandle.standardError.write(Data("handoff-store: \(sentence)\n".utf8))
+        return ExitCode.failure
     }
 
     /// A time-out from its flag or else its environment twin: 0.1 to 3600 seconds.

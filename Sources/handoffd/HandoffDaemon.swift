@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import HandoffModel
 import Logging
 import PackControl
 import PackService
@@ -13,10 +14,13 @@ struct HandoffDaemon: ParsableCommand {
         commandName: "handoffd",
         abstract: "The Handoff pack's recording service.",
         discussion: """
-            Reads the pack's sensors (for now: a replayed capture), records runs into its SQLite journal, \
-            and answers the `handoff` CLI on a Unix socket. Settings come from the configuration file \
+            Reads the pack's sensors (Bluetooth LE heart-rate straps and footpods, classic straps, GPS \
+            from gpsd or a serial NMEA receiver, the pedometer) or replays a capture of them, records \
+            runs into its SQLite journal, uploads finished runs to a group store on home Wi-Fi, and \
+            answers the `handoff` CLI on a Unix socket. Settings come from the configuration file \
             (docs/configuration.md), then from these flags. SIGTERM finishes the run in progress and exits.
-            """)
+            """,
+        version: HandoffVersion.current)
 
     @Option(
         help: "Configuration file (default: /etc/handoff/handoff.toml as root, else ~/.config/handoff/handoff.toml).")

@@ -63,7 +63,7 @@ struct FITFeatureTests {
 
     @Test(
         "fitdecode decodes the same records from the same bytes",
-        .enabled(if: Oracle.runnable, "needs the oracles (scripts/setup)"))
+        .enabled(if: Oracle.runnable, "needs the oracles (scripts/setup --test)"))
     func againstFitdecode() throws {
         let (bytes, start, _, _) = Self.sample()
         let directory = try TemporaryDirectory()

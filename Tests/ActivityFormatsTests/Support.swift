@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The independent decoders (scripts/oracles/activity_oracle.py): Garmin's FIT SDK, fitdecode,
-/// xmllint with the shared XSDs, gpxpy. `scripts/setup` installs them; where CI requires system
+/// xmllint with the shared XSDs, gpxpy. `scripts/setup --test` installs them; where CI requires system
 /// programs a missing one fails the test instead of skipping it.
 enum Oracle {
     static let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/oracles/activity_oracle.py")
@@ -47,7 +47,8 @@ enum Oracle {
         guard result.status == 0 else {
             throw Failed(
                 description:
-                    "the oracle failed (\(result.status)): \(result.stderr) — scripts/setup installs what it needs")
+                    "the oracle failed (\(result.status)): \(result.stderr) — scripts/setup --test installs what it needs"
+            )
         }
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return json?["files"] as? [[String: Any]] ?? []

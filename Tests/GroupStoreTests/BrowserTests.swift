@@ -11,7 +11,9 @@ import Testing
 /// crowd CI's two cores.
 @Suite(
     "The store's pages in Chromium", .serialized,
-    .enabled(if: SystemPrograms.runnable("chromium", "chromedriver"), "needs Chromium and chromedriver (scripts/setup)")
+    .enabled(
+        if: SystemPrograms.runnable("chromium", "chromedriver"),
+        "needs Chromium and chromedriver (scripts/setup --test)")
 )
 struct BrowserTests {
     @Test(

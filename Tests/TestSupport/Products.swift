@@ -86,7 +86,7 @@ public func freeLoopbackPort(udp: Bool = false) -> UInt16 {
     return UInt16(bigEndian: address.sin_port)
 }
 
-/// A program from Debian's packages, when it is installed (`scripts/setup` installs them).
+/// A program from Debian's packages, when it is installed (`scripts/setup --test` installs them).
 public func systemProgram(_ name: String) -> URL? {
     for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
         let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
@@ -116,7 +116,7 @@ public enum SystemPrograms {
         public let name: String
         public let package: String
         public var description: String {
-            "\(name) is not installed: scripts/setup installs it (apt-get install \(package))"
+            "\(name) is not installed: scripts/setup --test installs it (apt-get install \(package))"
         }
     }
 

@@ -105,6 +105,10 @@ public final class PostgresDatabase: SQLDatabase {
             client: client, connection: connection, endpoint: "\(shown):\(port)/\(database)", loopback: loopback)
     }
 
+    /// Reads `url` as `init(url:)` does, without connecting: the same sentence when it is not
+    /// a PostgreSQL URL the store can use (handoff-store checks before it starts anything).
+    public static func check(url: String) throws { _ = try parse(url) }
+
     /// The URL without its password, for logs.
     public static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url) else { return "(unreadable URL)" }
