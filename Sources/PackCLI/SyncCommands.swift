@@ -128,6 +128,12 @@ public struct SyncRun: AsyncParsableCommand {
         if ["not_linked", "unlinked_by_store", "held"].contains(report.state) { throw ExitCode.failure }
     }
 
+    /// For each run uploaded in the latest pass, where it counted: "Run 12: counted in Danube
+    /// relay; not in Club 10k: it started before you joined".
+    public static func countedLines(_ report: SyncStatusReport) -> [String] {
+        report.countedLines
+    }
+
     static func progress(_ r: SyncStatusReport, queuedAtStart: Int) -> String {
         if let current = r.current {
             return

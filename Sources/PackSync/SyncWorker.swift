@@ -67,6 +67,9 @@ public actor SyncWorker {
     var passes = 0
     var inPass = false
     var linking: LinkFlow?
+    /// The runs uploaded in the latest pass that uploaded any, and that pass's number.
+    var recent: [UploadedRunReport] = []
+    var recentPass = -1
 
     public init(
         database: PackDatabase, configuration: SyncConfiguration, logger: Logger,
@@ -228,8 +231,9 @@ public actor SyncWorker {
             record(entry, error)
             return error.action == .needsPerson
         }
+        let counted = ack.counting.flatMap { try? ControlJSON.encode($0) }
         do {
-            try database.markSynced(entry.session, at: now(), status: ack.status)
+            try database.markSynced(entry.session, at: now(), status: ack.status, counted: counted)
         } catch {
             // The store has it; the next attempt gets a 200 for the same bytes and marks it then.
             logger.error("The store acknowledged run \(entry.session) but the journal refused the mark: \(error)")
@@ -237,6 +241,7 @@ public actor SyncWorker {
         }
         uploaded += 1
         if ack.status == 200 { alreadyStored += 1 }
+        noteUploaded(entry, ack)
         storeFailures = 0
         lastError = nil
         logger.info(
@@ -409,6 +414,7 @@ public actor SyncWorker {
         report.alreadyStored = alreadyStored
         report.passes = passes
         report.looking = inPass
+        report.recent = recent
         return report
     }
 }
