@@ -28,6 +28,19 @@ struct RunView: ResponseEncodable {
         }
     }
 
+    /// A group of the runner's that the run did not count in, and why.
+    struct NotCounted: Encodable {
+        let groupID: Int64
+        let group: String
+        let reasonCode: String
+        let reason: String
+        enum CodingKeys: String, CodingKey {
+            case group, reason
+            case groupID = "group_id"
+            case reasonCode = "reason_code"
+        }
+    }
+
     let uuid: String
     let startedAt: String
     let elapsedS: Double
@@ -40,8 +53,10 @@ struct RunView: ResponseEncodable {
     let uploadedAt: String
     let summary: [String: JSONValue]
     let countedIn: [Counted]
+    /// In the replies about one run (PUT and GET /v1/runs/{uuid}); absent from the list.
+    let notCounted: [NotCounted]?
 
-    init(_ run: StoredRun, _ counts: [RunCount]) {
+    init(_ run: StoredRun, _ counts: [RunCount], notCounted: [RunNotCounted]? = nil) {
         uuid = run.uuid
         startedAt = iso(run.started)
         elapsedS = Double(run.elapsedMS) / 1000
@@ -56,6 +71,10 @@ struct RunView: ResponseEncodable {
         countedIn = counts.map {
             Counted(groupID: $0.groupID, group: $0.groupName, distanceM: metres($0.distanceMM), relayLeg: $0.legID)
         }
+        self.notCounted = notCounted?.map {
+            NotCounted(
+                groupID: $0.groupID, group: $0.groupName, reasonCode: $0.reason.rawValue, reason: $0.reason.sentence)
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -66,6 +85,7 @@ struct RunView: ResponseEncodable {
         case distanceM = "distance_m"
         case uploadedAt = "uploaded_at"
         case countedIn = "counted_in"
+        case notCounted = "not_counted"
     }
 }
 
@@ -295,13 +315,14 @@ struct RunRoutes {
             let run = try await read(
                 Array(buffer: buffer), contentType: request.headers[.contentType], uuid: uuid, account: account.id,
                 logger: context.logger)
-            let (stored, counts, created) = try await repository.putRun(run, account: account.id, now: services.now())
+            let (stored, counts, notCounted, created) = try await repository.putRun(
+                run, account: account.id, now: services.now())
             if created {
                 context.logger.info(
                     "Run stored",
                     metadata: ["run": "\(uuid)", "account": "\(account.id)", "distance_mm": "\(stored.distanceMM)"])
             }
-            var response = try RunView(stored, counts).response(from: request, context: context)
+            var response = try RunView(stored, counts, notCounted: notCounted).response(from: request, context: context)
             response.status = created ? .created : .ok
             response.headers[.location] = "/v1/runs/\(uuid)"
             return response
@@ -335,8 +356,8 @@ struct RunRoutes {
         }
         router.get("/v1/runs/:uuid") { request, context in
             let account = try await services.caller(request, device: true).account
-            let (run, counts) = try await repository.run(uuid: try Self.uuid(context), account: account.id)
-            return RunView(run, counts)
+            let (run, counts, notCounted) = try await repository.run(uuid: try Self.uuid(context), account: account.id)
+            return RunView(run, counts, notCounted: notCounted)
         }
         router.get("/v1/runs/:uuid/file") { request, context in
             let account = try await services.caller(request).account
@@ -349,7 +370,8 @@ struct RunRoutes {
                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         router.delete("/v1/runs/:uuid") { request, context in
-            let account = try await services.caller(request).account
+            // A pack may delete its account's runs: `handoff delete` tells the store first.
+            let account = try await services.caller(request, device: true).account
             try await repository.deleteRun(uuid: try Self.uuid(context), account: account.id)
             return HTTPResponse.Status.noContent
         }

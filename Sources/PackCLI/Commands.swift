@@ -3,7 +3,8 @@ import ArgumentParser
 /// The `handoff` CLI's subcommands; the executable's root command lists them.
 public enum HandoffCommands {
     public static let all: [any ParsableCommand.Type] = [
-        Status.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Runs.self, Show.self, Export.self,
+        Status.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Runs.self, Show.self, Delete.self,
+        Export.self,
         Import.self,
         Decode.self,
         GPS.self, Steps.self, Scan.self, Pair.self, Sensors.self, Forget.self, SensorCommand.self, Demo.self,

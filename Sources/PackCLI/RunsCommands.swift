@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PackControl
 
 public struct Runs: AsyncParsableCommand {
@@ -99,6 +100,12 @@ public struct Show: AsyncParsableCommand {
         if run.clock == "unsynchronized" {
             facts.append(["  clock", "the pack's clock was not synchronised and no GPS time came: times may be wrong"])
         }
+        if let counted = run.countedIn {
+            let counting = CountingReport(countedIn: counted, notCounted: run.notCounted ?? [])
+            facts.append(["  store", counting.sentence])
+        } else if run.queuedForUpload {
+            facts.append(["  store", "not uploaded yet"])
+        }
         lines.append(Output.table(facts))
         if run.recovered {
             lines.append("  Recovered after a crash or power cut: it ends at the last second saved before it.")
@@ -142,5 +149,60 @@ public struct Show: AsyncParsableCommand {
             if notable.count > 30 { lines.append("  … \(notable.count - 30) more (`--json` lists them all)") }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+public struct Delete: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Delete a run on the pack, and on the store when it was synced.",
+        discussion: """
+            Asks first on a terminal; --yes skips the question (and is needed when there is no \
+            terminal to ask on). A run on the store is deleted there first, which takes its \
+            distance out of its groups' totals; when the store cannot be told, nothing is deleted \
+            unless --local-only. A run still being recorded cannot be deleted.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: JSONOption
+
+    @Argument(help: "The run: its number from `handoff runs`, `last`, or the start of its UUID.")
+    var run: String
+
+    @Flag(name: .shortAndLong, help: "Do not ask.")
+    var yes = false
+
+    @Flag(help: "Delete it on the pack only, even if it is on the store (it stays there, in the totals).")
+    var localOnly = false
+
+    public init() {}
+
+    public func run() async throws {
+        let client = connection.client(timeout: 90)
+        if !yes {
+            let report = try client.call(ControlRequest(command: "show", run: run), RunReport.self, json: output.json)
+            let question = Self.question(report)
+            guard isatty(STDIN_FILENO) == 1 else {
+                throw Output.fail(
+                    ControlError(
+                        code: "needs_yes",
+                        message:
+                            "\(question.dropLast(6)) There is no terminal to ask on: add --yes to delete it without asking."
+                    ), json: output.json)
+            }
+            FileHandle.standardError.write(Data((question + " ").utf8))
+            let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            guard answer == "y" || answer == "yes" else {
+                Output.error("not deleted")
+                throw ExitCode.failure
+            }
+        }
+        let report = try client.call(
+            ControlRequest(command: "delete", run: run, localOnly: localOnly), DeleteReport.self, json: output.json)
+        if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
+    }
+
+    /// "Delete run 12 (3.72 km, 2026-11-20 07:31)? [y/N]"
+    static func question(_ run: RunReport) -> String {
+        "Delete run \(run.id) (\(run.distanceM.map(Format.distance) ?? "in progress"), \(Output.localTime(run.startTime)))? [y/N]"
     }
 }

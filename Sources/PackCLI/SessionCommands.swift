@@ -97,12 +97,25 @@ public struct Start: AsyncParsableCommand {
     }
 }
 
-public struct Stop: SessionCommandLine {
-    public static let configuration = CommandConfiguration(abstract: "Finish the run being recorded.")
-    static let command = "stop"
+public struct Stop: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Finish the run being recorded.",
+        discussion: """
+            A run shorter than a minute that went no distance (a false start) is discarded: it is \
+            not kept, uploaded or counted. --keep keeps it; `[recording] discard_shorter_than_s` \
+            in handoff.toml sets the length (0 keeps every run).
+            """)
+    @Flag(help: "Keep the run even if it is too short to be worth keeping.")
+    var keep = false
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
     public init() {}
+
+    public func run() async throws {
+        let report = try connection.client.call(
+            ControlRequest(command: "stop", keep: keep), CommandReport.self, json: output.json)
+        if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
+    }
 }
 
 public struct Pause: SessionCommandLine {

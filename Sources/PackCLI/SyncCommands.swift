@@ -194,6 +194,12 @@ public struct SyncRun: AsyncParsableCommand {
         if outcome.problem != nil || !outcome.failed.isEmpty || !outcome.notTried.isEmpty { throw ExitCode.failure }
     }
 
+    /// For each run uploaded in the latest pass, where it counted: "Run 12: counted in Danube
+    /// relay; not in Club 10k: it started before you joined".
+    public static func countedLines(_ report: SyncStatusReport) -> [String] {
+        report.countedLines
+    }
+
     static func progress(_ r: SyncStatusReport, queuedAtStart: Int) -> String {
         if let current = r.current {
             return
@@ -206,8 +212,12 @@ public struct SyncRun: AsyncParsableCommand {
     /// What went well, a line a run.
     static func render(_ outcome: SyncRequestReport, _ report: SyncStatusReport) -> [String] {
         var lines: [String] = []
-        for run in outcome.uploaded { lines.append("Run \(run) uploaded.") }
-        for run in outcome.alreadyStored { lines.append("Run \(run) was already on the store.") }
+        // "Run 12 uploaded: counted in Danube relay; not in Club 10k: it started before you joined."
+        func counted(_ run: Int64) -> String {
+            report.recent.first { $0.run == run }.map { ": " + $0.counting.sentence + "." } ?? "."
+        }
+        for run in outcome.uploaded { lines.append("Run \(run) uploaded" + counted(run)) }
+        for run in outcome.alreadyStored { lines.append("Run \(run) was already on the store" + counted(run)) }
         if outcome.problem == nil, outcome.failed.isEmpty, outcome.notTried.isEmpty, lines.isEmpty {
             lines.append(
                 "Nothing to upload: every finished run is on the store (\(report.synced) run\(report.synced == 1 ? "" : "s") synced)."

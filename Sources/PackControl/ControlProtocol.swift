@@ -36,13 +36,25 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var now: Bool?
     /// `start`: run without the baton.
     public var solo: Bool?
+    /// `stop`: keep the run even when it is too short to be worth keeping.
+    public var keep: Bool?
+    /// `delete`: delete the run on the pack only, even when it is on the store.
+    public var localOnly: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case command, run, limit, seconds, target, kind, sensor, classic, channel, pin, format, name, store, anywhere
+        case now, solo, keep
+        case localOnly = "local_only"
+    }
 
     public init(
         command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
         kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil,
         format: String? = nil, name: String? = nil, store: String? = nil, anywhere: Bool? = nil,
-        now: Bool? = nil, solo: Bool? = nil
+        now: Bool? = nil, solo: Bool? = nil, keep: Bool? = nil, localOnly: Bool? = nil
     ) {
+        self.keep = keep
+        self.localOnly = localOnly
         self.now = now
         self.solo = solo
         self.store = store

@@ -198,9 +198,14 @@ public struct RunReport: Codable, Hashable, Sendable {
     public var splits: [SplitReport]?
     public var laps: [LapReport]?
     public var events: [EventReport]?
+    /// Where the store counted the run, as it said when it acknowledged the upload (`show` only;
+    /// absent before the upload, and for runs synced before the store said).
+    public var countedIn: [String]?
+    public var notCounted: [NotCountedReport]?
 
     enum CodingKeys: String, CodingKey {
         case id, uuid, state, source, recovered, points, steps, clock, splits, laps, events
+        case countedIn = "counted_in", notCounted = "not_counted"
         case startTime = "start_time", queuedForUpload = "queued_for_upload", distanceM = "distance_m"
         case elapsedS = "elapsed_s", timerS = "timer_s", movingS = "moving_s", avgHrBpm = "avg_hr_bpm"
         case maxHrBpm = "max_hr_bpm", avgCadenceSpm = "avg_cadence_spm", avgPaceSPerKm = "avg_pace_s_per_km"
@@ -305,9 +310,11 @@ public struct CommandReport: Codable, Hashable, Sendable {
     public var state: String
     public var runId: Int64?
     public var message: String
+    /// `stop`: the run was too short to keep and is gone (present only then).
+    public var discarded: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case state, message
+        case state, message, discarded
         case runId = "run_id"
     }
 
@@ -315,6 +322,27 @@ public struct CommandReport: Codable, Hashable, Sendable {
         self.state = state
         self.runId = runId
         self.message = message
+    }
+}
+
+/// What `delete` returns: the run that is gone, and whether the store was told.
+public struct DeleteReport: Codable, Hashable, Sendable {
+    public var run: Int64
+    public var uuid: String
+    /// The run was on the store and the store deleted it (its distance left every total).
+    public var deletedOnStore: Bool
+    public var message: String
+
+    public init(run: Int64, uuid: String, deletedOnStore: Bool, message: String) {
+        self.run = run
+        self.uuid = uuid
+        self.deletedOnStore = deletedOnStore
+        self.message = message
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case run, uuid, message
+        case deletedOnStore = "deleted_on_store"
     }
 }
 

@@ -160,6 +160,8 @@ public struct SyncStatusReport: Codable, Hashable, Sendable {
     public var request: Int?
     /// The latest look a person asked for, once ended.
     public var lastRequest: SyncRequestReport?
+    /// The runs uploaded in the latest pass that uploaded any, with where each counted.
+    public var recent: [UploadedRunReport]
 
     public init(state: String, message: String, linked: Bool, home: Bool, network: String, networkDetail: String) {
         self.state = state
@@ -176,11 +178,13 @@ public struct SyncStatusReport: Codable, Hashable, Sendable {
         looking = false
         homeNetworks = []
         uploadsByItself = false
+        recent = []
     }
 
     enum CodingKeys: String, CodingKey {
         case state, message, linked, store, username, home, network, current, queued, synced, uploaded, passes, looking
         case wifi, advice, request
+        case recent
         case networkDetail = "network_detail", lastSyncedAt = "last_synced_at", lastAttemptAt = "last_attempt_at"
         case lastError = "last_error", nextAttemptAt = "next_attempt_at", alreadyStored = "already_stored"
         case homeNetworks = "home_networks", uploadsByItself = "uploads_by_itself", lastRequest = "last_request"
@@ -216,6 +220,12 @@ public struct HomeReport: Codable, Hashable, Sendable {
     }
 }
 
+extension SyncStatusReport {
+    /// One line per run of `recent`: "Run 12: counted in Danube relay; not in Club 10k: it
+    /// started before you joined".
+    public var countedLines: [String] { recent.map { "Run \($0.run): \($0.counting.sentence)" } }
+}
+
 /// What `baton` and `baton_pass` return: the group's baton as the store sees it.
 public struct BatonReport: Codable, Hashable, Sendable {
     public var group: Int64?
@@ -239,5 +249,77 @@ public struct BatonReport: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case group, holder, since, legs, message
         case expiresAt = "expires_at", youHold = "you_hold"
+    }
+}
+
+/// A group of the runner's that a run did not count in, and why, as the store said it
+/// (`reason_code`: `started_before_joining`, `after_deadline`, `not_counted`).
+public struct NotCountedReport: Codable, Hashable, Sendable {
+    public var group: String
+    public var groupId: Int64?
+    public var reasonCode: String
+    public var reason: String
+
+    public init(group: String, groupId: Int64?, reasonCode: String, reason: String) {
+        self.group = group
+        self.groupId = groupId
+        self.reasonCode = reasonCode
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case group, reason
+        case groupId = "group_id", reasonCode = "reason_code"
+    }
+}
+
+/// Where the store counted a run: the groups it counted in (by name) and those it did not, with
+/// why. Kept in the journal with the run when the store acknowledges it.
+public struct CountingReport: Codable, Hashable, Sendable {
+    public var countedIn: [String]
+    public var notCounted: [NotCountedReport]
+
+    public init(countedIn: [String], notCounted: [NotCountedReport]) {
+        self.countedIn = countedIn
+        self.notCounted = notCounted
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case countedIn = "counted_in", notCounted = "not_counted"
+    }
+
+    /// "counted in Danube relay; not in Club 10k: it started before you joined".
+    public var sentence: String {
+        var parts = [countedIn.isEmpty ? "counted in no group" : "counted in " + countedIn.joined(separator: ", ")]
+        parts += notCounted.map { "not in \($0.group): \($0.reason)" }
+        if countedIn.isEmpty && notCounted.isEmpty {
+            parts = ["on the store; you are in no group, so it counted in none"]
+        }
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// A run the sync worker uploaded in its latest pass that uploaded anything, with where it counted.
+public struct UploadedRunReport: Codable, Hashable, Sendable {
+    public var run: Int64
+    public var uuid: String
+    /// 201: stored now; 200: the store had it already.
+    public var status: Int
+    public var countedIn: [String]
+    public var notCounted: [NotCountedReport]
+
+    public init(run: Int64, uuid: String, status: Int, counting: CountingReport) {
+        self.run = run
+        self.uuid = uuid
+        self.status = status
+        countedIn = counting.countedIn
+        notCounted = counting.notCounted
+    }
+
+    public var counting: CountingReport { CountingReport(countedIn: countedIn, notCounted: notCounted) }
+
+    enum CodingKeys: String, CodingKey {
+        case run, uuid, status
+        case countedIn = "counted_in", notCounted = "not_counted"
     }
 }

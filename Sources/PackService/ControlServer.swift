@@ -156,7 +156,16 @@ enum ControlDispatcher {
                 return encode(ControlResponse(result: try await sync.passBaton(to: request.target)))
             case "stop", "pause", "resume", "lap":
                 let command = SessionCommandName(rawValue: request.command)!.command
-                return encode(ControlResponse(result: try await engine.command(command)))
+                return encode(ControlResponse(result: try await engine.command(command, keep: request.keep ?? false)))
+            case "delete":
+                guard let run = request.run else {
+                    throw ControlError(
+                        code: "bad_request", message: "delete needs a run: its number, `last`, or a UUID prefix")
+                }
+                return encode(
+                    ControlResponse(
+                        result: try await delete(run, localOnly: request.localOnly ?? false, engine: engine, sync: sync)
+                    ))
             case "runs":
                 return encode(ControlResponse(result: try await engine.runs(limit: request.limit ?? 20)))
             case "show":
@@ -278,6 +287,41 @@ enum ControlDispatcher {
         default:
             return encode(ControlResponse(result: try await bluetooth.sensor(try need(request.sensor, "a sensor"))))
         }
+    }
+
+    /// `delete`: the store first when the run is on it, then the pack. When the store cannot be
+    /// told, nothing is deleted (unless `localOnly`): a run gone from the pack but still counted
+    /// on the store could never be taken out of the totals from here.
+    static func delete(
+        _ reference: String, localOnly: Bool, engine: PackEngine, sync: SyncWorker?
+    ) async throws(ControlError) -> DeleteReport {
+        let target = try await engine.deletionTarget(reference)
+        let name = "run \(target.id.rawValue)"
+        if let sync, await sync.isUploading(target.id) {
+            throw ControlError(
+                code: "uploading", message: "\(name) is being uploaded right now: try again when `handoff sync` is done"
+            )
+        }
+        var onStore = false
+        if target.synced && !localOnly {
+            guard let sync else {
+                throw ControlError(
+                    code: "store_not_told",
+                    message:
+                        "\(name) is on the store, and this handoffd does not sync (sync.enabled is false), so the store cannot be told: nothing was deleted. `handoff delete \(target.id.rawValue) --local-only` deletes it on the pack only (it stays on the store and in its groups' totals)"
+                )
+            }
+            try await sync.deleteFromStore(uuid: target.uuid, run: target.id.rawValue)
+            onStore = true
+        }
+        try await engine.deleteRun(target.id)
+        let message =
+            onStore
+            ? "Deleted \(name) on the pack and on the store (its distance left every group total)."
+            : target.synced
+                ? "Deleted \(name) on the pack only: it stays on the store and in its groups' totals."
+                : "Deleted \(name) (it was never on the store)."
+        return DeleteReport(run: target.id.rawValue, uuid: target.uuid, deletedOnStore: onStore, message: message)
     }
 
     /// `start`: the baton first (taken online, claimed offline, or solo), then the run.

@@ -57,6 +57,9 @@ public struct PackConfiguration: Sendable {
     public var databasePath: String
     public var socketPath: String
     public var recorder = RecorderConfiguration()
+    /// `handoff stop` discards a run shorter than this with no distance (a false start), unless
+    /// `--keep`; 0 keeps every run.
+    public var discardShorterThanSeconds = 60.0
     public var replayFile: String?
     public var replaySpeed: ReplaySpeed = .factor(1)
     public var exitAfterReplay = false
@@ -256,6 +259,7 @@ public struct PackConfiguration: Sendable {
                 recorder.staleAfterNanoseconds = Int64(v * 1e9)
             }
             if let v = try s.number("moving_speed_mps", in: 0...5) { recorder.movingSpeed = v }
+            if let v = try s.number("discard_shorter_than_s", in: 0...3600) { discardShorterThanSeconds = v }
         }
         try reader.section("gps") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.number("stationary_speed_mps", in: 0...3) { recorder.gps.stationarySpeed = v }

@@ -165,6 +165,12 @@ extension PackEngine {
                     offsetS: Format.rounded(Double($0.offsetNanoseconds) / 1e9, 3), kind: $0.kind.rawValue,
                     sensor: $0.sensor?.rawValue, detail: $0.detail)
             }
+            if let text = try database.counted(id),
+                let counting = try? ControlJSON.decode(CountingReport.self, from: text)
+            {
+                report.countedIn = counting.countedIn
+                report.notCounted = counting.notCounted
+            }
             return report
         } catch let error as ControlError {
             throw error
@@ -210,6 +216,16 @@ extension PackEngine {
         case .resume: message = "Recording again at \(elapsed), \(distance)."
         case .lap: message = "Lap \((snapshot.lapIndex ?? 2) - 1) marked at \(distance)."
         case .stop:
+            if let discarded {
+                var text =
+                    "Run \(discarded.run.map(String.init) ?? "") discarded: it lasted \(Format.duration(discarded.seconds)) and went no distance (a run shorter than \(Format.whole(discardShorterThanSeconds)) s with no distance is not kept). Next time `handoff stop --keep` keeps one; `[recording] discard_shorter_than_s = 0` in handoff.toml keeps them all."
+                if discarded.baton == "held" {
+                    text += " You still hold the baton: your next run is your relay leg."
+                }
+                var report = CommandReport(state: state.rawValue, runId: discarded.run, message: text)
+                report.discarded = true
+                return report
+            }
             message =
                 "Run \(run.map(String.init) ?? "") finished: `handoff show \(run.map(String.init) ?? "last")` has its summary."
         }

@@ -54,6 +54,14 @@ public actor PackEngine {
     var lastDelayBoundary: MonotonicInstant?
     /// Called when a finished run is committed (and so in the outbox): wakes the sync worker.
     var runFinished: (@Sendable () -> Void)?
+    /// `[recording] discard_shorter_than_s`: a stopped run shorter than this with no distance is
+    /// not kept (0 keeps every run).
+    let discardShorterThanSeconds: Double
+    /// Set by `handoff stop` (without `--keep`) for the stop being taken: the run finishing now is
+    /// discarded if it is worth nothing. Shutdown and recovery keep every run.
+    var discardIfEmpty = false
+    /// The run the latest stop discarded: its number, length and baton.
+    var discarded: (run: Int64?, seconds: Double, baton: String?)?
 
     struct ActiveSession: CustomStringConvertible {
         /// The run's row, once the journal has it.
@@ -78,6 +86,7 @@ public actor PackEngine {
         self.mode = mode
         self.recoveredRuns = recoveredRuns
         startWaitSeconds = configuration.gpsStartWaitSeconds
+        discardShorterThanSeconds = configuration.discardShorterThanSeconds
         pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
         for sensor in sensors {
             self.sensors[sensor.id] = sensor
@@ -149,16 +158,43 @@ public actor PackEngine {
         await handle(step.outputs)
     }
 
-    /// A session command from the CLI or the button, stamped now.
-    func command(_ command: SessionCommand) async throws(ControlError) -> CommandReport {
+    /// A session command from the CLI or the button, stamped now. A stop discards a run that is
+    /// worth nothing (see `worthKeeping`) unless `keep`.
+    func command(_ command: SessionCommand, keep: Bool = false) async throws(ControlError) -> CommandReport {
         let (monotonic, wall) = now()
         let runBefore = session?.id?.rawValue
+        discarded = nil
+        discardIfEmpty = command == .stop && !keep
         let step = take(CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command)))
         await handle(step.outputs)
+        discardIfEmpty = false
         if let error = step.commandError {
             throw ControlError(code: Self.code(for: error), message: error.description)
         }
         return commandReport(command, runBefore: runBefore)
+    }
+
+    /// Whether a stopped run is kept: it lasted at least `discard_shorter_than_s`, or it has
+    /// distance (a short run that went somewhere is a run).
+    static func worthKeeping(_ summary: RunSummary, shorterThan threshold: Double) -> Bool {
+        threshold <= 0 || summary.elapsedSeconds >= threshold || summary.statistics.distanceMeters > 0
+    }
+
+    /// Drops the run being finished: its pending batches and its rows, so it never reaches the
+    /// outbox. The baton it was started with stays as it is (see docs/design-notes.md, issue 29).
+    private func discard(_ run: ActiveSession, summary: RunSummary) {
+        batches.removeAll { $0.session == run.batchKey }
+        var baton: String?
+        if let id = run.id {
+            baton = (try? database.baton(of: id))?.mode
+            do { try database.deleteRun(id) } catch {
+                logger.error("Could not discard run \(id) from the journal: \(error)", metadata: sessionMetadata)
+            }
+        }
+        discarded = (run.id?.rawValue, summary.elapsedSeconds, baton)
+        logger.notice(
+            "Run \(run.description) discarded: \(Format.duration(summary.elapsedSeconds)) and no distance",
+            metadata: ["session.id": "\(run.description)"])
     }
 
     /// Every event goes through here: it becomes "now" (for a replay), goes to the capture being
@@ -268,6 +304,13 @@ public actor PackEngine {
                     logger.debug("A prompter GPS fix refined the run's start", metadata: metadata)
                 }
             case .finished(let summary):
+                if discardIfEmpty, let run = session,
+                    !Self.worthKeeping(summary, shorterThan: discardShorterThanSeconds)
+                {
+                    discard(run, summary: summary)
+                    session = nil
+                    continue
+                }
                 // Without a synchronised clock "now" may be far off; the run's own start is not.
                 let wall: WallInstant
                 if let run = session, run.clockSource != .system {

@@ -206,7 +206,10 @@ final class PanelService: Service, Sendable {
                 return
             case .long: command = recording ? "stop" : "start"
             }
-            let request = (try? ControlJSON.encode(ControlRequest(command: command))) ?? ""
+            // The button keeps every run it stops: the pack has no screen to say that a short one
+            // was discarded, and a press cannot say --keep (issue 29).
+            let request =
+                (try? ControlJSON.encode(ControlRequest(command: command, keep: command == "stop" ? true : nil))) ?? ""
             let reply = await ControlDispatcher.respond(to: request, engine: engine, sync: sync)
             let ok = reply.contains(#""ok":true"#)
             logger.notice(

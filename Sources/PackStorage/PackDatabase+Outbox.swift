@@ -135,16 +135,26 @@ extension PackDatabase {
         }
     }
 
-    /// The store acknowledged the run: it stays on the pack, marked synced.
-    public func markSynced(_ session: SessionID, at now: WallInstant, status: Int) throws {
+    /// The store acknowledged the run: it stays on the pack, marked synced, with where the store
+    /// said it counted (`counted`, JSON) when it said.
+    public func markSynced(_ session: SessionID, at now: WallInstant, status: Int, counted: String? = nil) throws {
         try writer.write { db in
             try db.execute(
                 sql: """
                     UPDATE outbox SET attempts = attempts + 1, last_attempt_wall_ns = ?, synced_wall_ns = ?,
-                        store_status = ?, last_error = NULL, error_code = NULL, next_attempt_wall_ns = NULL, held = 0
+                        store_status = ?, last_error = NULL, error_code = NULL, next_attempt_wall_ns = NULL, held = 0,
+                        counted = ?
                     WHERE session_id = ? AND synced_wall_ns IS NULL
                     """,
-                arguments: [now.nanosecondsSinceEpoch, now.nanosecondsSinceEpoch, status, session.rawValue])
+                arguments: [now.nanosecondsSinceEpoch, now.nanosecondsSinceEpoch, status, counted, session.rawValue])
+        }
+    }
+
+    /// Where the store said the run counted (the JSON kept by `markSynced`), if it said.
+    public func counted(_ session: SessionID) throws -> String? {
+        try writer.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT counted FROM outbox WHERE session_id = ?", arguments: [session.rawValue])
         }
     }
 

@@ -30,7 +30,8 @@ public struct RunRecord: Hashable, Sendable {
 }
 
 extension PackDatabase {
-    /// Runs, newest first.
+    /// Runs, newest start first (not newest row: an imported run, or one whose start GPS time
+    /// corrected, takes its place by when it was run).
     public func runs(limit: Int = 100) throws -> [RunRecord] {
         try writer.read { db in
             try Row.fetchAll(
@@ -38,7 +39,7 @@ extension PackDatabase {
                 sql: """
                     SELECT session.*, outbox.session_id IS NOT NULL AND outbox.synced_wall_ns IS NULL AS queued
                     FROM session LEFT JOIN outbox ON outbox.session_id = session.id
-                    ORDER BY session.id DESC LIMIT ?
+                    ORDER BY session.start_wall_ns DESC, session.id DESC LIMIT ?
                     """, arguments: [limit]
             ).map { try record(from: $0, splits: []) }
         }
@@ -110,6 +111,28 @@ extension PackDatabase {
                 }
             }
             return batches
+        }
+    }
+
+    /// Deletes a run and everything recorded with it (points, RR intervals, laps, splits,
+    /// events, its place in the outbox). Returns whether there was such a run. A run being
+    /// recorded is the engine's to refuse: this deletes whatever it is given.
+    @discardableResult
+    public func deleteRun(_ session: SessionID) throws -> Bool {
+        try writer.write { db in
+            // The outbox has no cascade on purpose (nothing unsynced goes by accident): explicitly here.
+            try db.execute(sql: "DELETE FROM outbox WHERE session_id = ?", arguments: [session.rawValue])
+            try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [session.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Whether the store has acknowledged the run.
+    public func isSynced(_ session: SessionID) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT synced_wall_ns IS NOT NULL FROM outbox WHERE session_id = ?",
+                arguments: [session.rawValue]) ?? false
         }
     }
 

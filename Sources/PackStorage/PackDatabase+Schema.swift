@@ -188,6 +188,12 @@ extension PackDatabase {
                     ALTER TABLE session ADD COLUMN baton_mode TEXT CHECK (baton_mode IN ('held', 'offline', 'solo'));
                     """)
         }
+        migrator.registerMigration("v7: where the store counted a run") { db in
+            // The store's answer to the upload, as JSON: `{"counted_in": [names], "not_counted":
+            // [{"group", "group_id", "reason_code", "reason"}]}`; NULL until it answered (and for
+            // runs synced before the store said).
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN counted TEXT")
+        }
         return migrator
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffModel
+import PackControl
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -117,6 +118,22 @@ public struct StoreClient: Sendable {
         /// 201 stored now; 200 the store had it already (a retry of an upload that arrived).
         public var status: Int
         public var distanceMeters: Double?
+        /// Where the run counted, and for each other group of the runner's why not; `nil` when the
+        /// store did not say (an older store).
+        public var counting: CountingReport?
+    }
+
+    /// The reply's `counted_in` and `not_counted`, as far as they can be read.
+    static func counting(_ json: [String: Any]?) -> CountingReport? {
+        guard let counted = json?["counted_in"] as? [[String: Any]] else { return nil }
+        let notCounted = (json?["not_counted"] as? [[String: Any]] ?? []).compactMap { entry -> NotCountedReport? in
+            guard let group = entry["group"] as? String else { return nil }
+            let code = entry["reason_code"] as? String ?? "not_counted"
+            return NotCountedReport(
+                group: group, groupId: (entry["group_id"] as? Int).map(Int64.init), reasonCode: code,
+                reason: entry["reason"] as? String ?? code.replacingOccurrences(of: "_", with: " "))
+        }
+        return CountingReport(countedIn: counted.compactMap { $0["group"] as? String }, notCounted: notCounted)
     }
 
     /// `PUT /v1/runs/{uuid}`: the run's file with its summary, as multipart/form-data. Idempotent:
@@ -136,7 +153,9 @@ public struct StoreClient: Sendable {
         else {
             throw reply.failure(store: base, context: "uploading run \(uuid.prefix(8))")
         }
-        return Acknowledgement(status: reply.status, distanceMeters: reply.json?["distance_m"] as? Double)
+        return Acknowledgement(
+            status: reply.status, distanceMeters: reply.json?["distance_m"] as? Double,
+            counting: Self.counting(reply.json))
     }
 
     /// The upload's multipart/form-data body: the summary, then the file.
@@ -152,6 +171,15 @@ public struct StoreClient: Sendable {
         part("file", "; filename=\"\(fileName)\"\r\nContent-Type: application/vnd.ant.fit", Data(file))
         body.append(Data("--\(boundary)--\r\n".utf8))
         return body
+    }
+
+    /// `DELETE /v1/runs/{uuid}`: the store forgets the run and takes it out of every total. A
+    /// run the store does not have (404 naming the run) is as good as deleted.
+    public func deleteRun(uuid: String) async throws(SyncFailure) {
+        let reply = try await send("DELETE", "/v1/runs/\(uuid)")
+        if reply.status == 204 || reply.status == 200 { return }
+        if reply.status == 404, reply.errorCode == "run_not_found" { return }
+        throw reply.failure(store: base, context: "deleting run \(uuid.prefix(8))")
     }
 
     // MARK: Groups and the baton

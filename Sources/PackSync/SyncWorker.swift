@@ -81,6 +81,9 @@ public actor SyncWorker {
     var pendingRequest: Int?
     var requestResult: SyncRequestReport?
     var lastRequest: SyncRequestReport?
+    /// The runs uploaded in the latest pass that uploaded any, and that pass's number.
+    var recent: [UploadedRunReport] = []
+    var recentPass = -1
 
     public init(
         database: PackDatabase, configuration: SyncConfiguration, logger: Logger,
@@ -313,8 +316,9 @@ public actor SyncWorker {
             record(entry, error)
             return error.action == .needsPerson
         }
+        let counted = ack.counting.flatMap { try? ControlJSON.encode($0) }
         do {
-            try database.markSynced(entry.session, at: now(), status: ack.status)
+            try database.markSynced(entry.session, at: now(), status: ack.status, counted: counted)
         } catch {
             // The store has it; the next attempt gets a 200 for the same bytes and marks it then.
             logger.error("The store acknowledged run \(entry.session) but the journal refused the mark: \(error)")
@@ -327,6 +331,7 @@ public actor SyncWorker {
         } else {
             requestResult?.uploaded.append(entry.session.rawValue)
         }
+        noteUploaded(entry, ack)
         storeFailures = 0
         lastError = nil
         logger.info(
@@ -505,6 +510,7 @@ public actor SyncWorker {
         report.uploadsByItself = uploadsByItself
         report.advice = link == nil ? nil : homeAdvice
         report.lastRequest = lastRequest
+        report.recent = recent
         return report
     }
 }

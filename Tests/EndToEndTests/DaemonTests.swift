@@ -101,7 +101,8 @@ struct DaemonTests {
         let pointsAtResume =
             try daemon.client.send(ControlRequest(command: "status"), expecting: StatusReport.self).points ?? 0
         _ = try await daemon.waitFor { ($0.points ?? 0) > pointsAtResume }
-        result = try handoff(["stop"] + socket)
+        // A few seconds with no distance: kept only because it is asked for (issue 29).
+        result = try handoff(["stop", "--keep"] + socket)
         #expect(result.status == 0 && result.stdout.contains("Run 1 finished"))
         let show =
             try JSONSerialization.jsonObject(with: Data(try handoff(["show", "last", "--json"] + socket).stdout.utf8))

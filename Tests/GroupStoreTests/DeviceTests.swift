@@ -60,10 +60,13 @@ struct DeviceTests {
             #expect(try await client.call(.get, "/v1/me", token: device).status == .ok)
             let (id, _) = try await client.createGroup(ada)
             #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: device).status == .ok)
+            let uploaded = UUID().uuidString.lowercased()
             let upload = try await client.upload(
-                device, uuid: UUID().uuidString,
+                device, uuid: uploaded,
                 file: RunFiles.fit(start: .init(secondsSinceEpoch: Date().timeIntervalSince1970)))
             #expect(upload.status == .created)
+            // `handoff delete` deletes a synced run on the store with the pack's token (issue 29).
+            #expect(try await client.call(.delete, "/v1/runs/\(uploaded)", token: device).status == .noContent)
             for (method, path, body) in [
                 (HTTPRequest.Method.post, "/v1/groups", ["name": "x", "goal_m": 1] as [String: Any]),
                 (.patch, "/v1/me", ["username": "mallory"]),

@@ -41,6 +41,32 @@ public struct RunCount: Sendable {
     public let distanceMM: Int64
 }
 
+/// A group of the runner's that a run did not count in, and why: the counting rules of
+/// `count(_:_:now:)` (joined before the run started; the run started before the deadline), each
+/// with a stable code for programs and a sentence for the runner.
+public struct RunNotCounted: Sendable, Hashable {
+    public enum Reason: String, Sendable, Hashable {
+        /// The run started before the runner joined the group.
+        case startedBeforeJoining = "started_before_joining"
+        /// The run started at or after the group's deadline.
+        case afterDeadline = "after_deadline"
+        /// None of the rules explains it (the runner joined while the run was being stored).
+        case notCounted = "not_counted"
+
+        public var sentence: String {
+            switch self {
+            case .startedBeforeJoining: "it started before you joined"
+            case .afterDeadline: "it started after the group's deadline"
+            case .notCounted: "the store did not count it there"
+            }
+        }
+    }
+
+    public let groupID: Int64
+    public let groupName: String
+    public let reason: Reason
+}
+
 /// A parsed upload, ready to store.
 struct NewRun: Sendable {
     let uuid: String
@@ -64,11 +90,14 @@ extension StoreRepository {
     /// Stores a run and adds it to every total it counts toward, in one transaction. The same
     /// uuid with the same file returns the stored run (`created` false); with another file, or
     /// from another account, it is the same 409.
-    func putRun(_ run: NewRun, account: Int64, now: WallInstant) async throws -> (StoredRun, [RunCount], created: Bool)
-    {
+    func putRun(
+        _ run: NewRun, account: Int64, now: WallInstant
+    ) async throws -> (StoredRun, [RunCount], [RunNotCounted], created: Bool) {
         try await write { db in
             if let existing = try await Self.sameRun(db, run, account: account) {
-                return (existing, try await Self.counts(db, existing.id), false)
+                return (
+                    existing, try await Self.counts(db, existing.id), try await Self.notCounted(db, existing), false
+                )
             }
             let inserted = try await db.one(
                 """
@@ -84,14 +113,16 @@ extension StoreRepository {
                     throw StoreError(
                         .conflict, "run_conflict", "this run is being uploaded at the same moment: try again")
                 }
-                return (existing, try await Self.counts(db, existing.id), false)
+                return (
+                    existing, try await Self.counts(db, existing.id), try await Self.notCounted(db, existing), false
+                )
             }
             let stored = StoredRun(inserted)
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
             try await Self.count(db, stored, now: now)
-            return (stored, try await Self.counts(db, stored.id), true)
+            return (stored, try await Self.counts(db, stored.id), try await Self.notCounted(db, stored), true)
         }
     }
 
@@ -228,6 +259,31 @@ extension StoreRepository {
         ).map(runCount)
     }
 
+    /// The runner's groups that the run does not count in, each with the rule that kept it out:
+    /// the same rules as `count`, read against the membership as it is now, so a repeated upload
+    /// gets the same answer as the first (or a newer one, when the runner joined a group since).
+    static func notCounted(_ db: any SQLSession, _ run: StoredRun) async throws -> [RunNotCounted] {
+        let start = run.started.nanosecondsSinceEpoch
+        return try await db.query(
+            """
+            SELECT team.id, team.name, team.deadline_ns, member.joined_ns FROM team
+            JOIN member ON member.team_id = team.id
+            WHERE member.account_id = ? AND team.id NOT IN (SELECT team_id FROM run_team WHERE run_id = ?)
+            ORDER BY team.id
+            """, run.accountID, run.id
+        ).map { row in
+            let reason: RunNotCounted.Reason
+            if row.int("joined_ns") > start {
+                reason = .startedBeforeJoining
+            } else if let deadline = row.optionalInt("deadline_ns"), deadline <= start {
+                reason = .afterDeadline
+            } else {
+                reason = .notCounted
+            }
+            return RunNotCounted(groupID: row.int("id"), groupName: row.text("name"), reason: reason)
+        }
+    }
+
     static func runCount(_ row: SQLRow) -> RunCount {
         RunCount(
             groupID: row.int("team_id"), groupName: row.text("name"), legID: row.optionalInt("leg_id"),
@@ -292,15 +348,15 @@ extension StoreRepository {
         }
     }
 
-    /// One of the account's runs; another account's run is "not found".
-    func run(uuid: String, account: Int64) async throws -> (StoredRun, [RunCount]) {
+    /// One of the account's runs, where it counted and where not; another account's run is "not found".
+    func run(uuid: String, account: Int64) async throws -> (StoredRun, [RunCount], [RunNotCounted]) {
         try await read { db in
             guard
                 let row = try await db.one(
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             let run = StoredRun(row)
-            return (run, try await Self.counts(db, run.id))
+            return (run, try await Self.counts(db, run.id), try await Self.notCounted(db, run))
         }
     }
 
