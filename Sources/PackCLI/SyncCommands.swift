@@ -56,7 +56,11 @@ public struct Link: AsyncParsableCommand {
                 Output.print("The code works until \(Output.localTime(expires)).")
             }
         }
-        if noWait { return try setUpHome(client) }
+        if noWait {
+            // Linking goes on without this command: only a home network named now is set now.
+            if homeSSID != nil { try setUpHome(client) }
+            return
+        }
         if !output.json { Output.print("Waiting for the code to be entered… (Ctrl-C stops waiting; linking goes on)") }
         while report.state == "waiting" {
             try await Task.sleep(for: .seconds(1))

@@ -187,7 +187,8 @@ struct FirstHourSyncTests {
 
             // Away from home, asked: it goes now.
             var sync = try runProcess(handoff, ["sync", "--socket", socket])
-            #expect(sync.status == 0 && sync.stdout.contains("Run 1 uploaded: counted in no group; not in Relay club: it started before you joined."), "\(sync.stdout)\(sync.stderr)")
+            let uploaded1 = "Run 1 uploaded: counted in no group; not in Relay club: it started before you joined."
+            #expect(sync.status == 0 && sync.stdout.contains(uploaded1), "\(sync.stdout)\(sync.stderr)")
             #expect(sync.stdout.contains("Note: runs will not upload by themselves"), "\(sync.stdout)")
             #expect(try await store.runs(token).count == 1)
             sync = try runProcess(handoff, ["sync", "--socket", socket])
@@ -253,7 +254,8 @@ struct FirstHourSyncTests {
             // The store back: the refused run is tried again because a person asked.
             try await repoint(store.url.absoluteString)
             sync = try runProcess(handoff, ["sync", "--socket", socket])
-            #expect(sync.status == 0 && sync.stdout.contains("Run 2 uploaded: counted in no group; not in Relay club: it started before you joined."), "\(sync.stdout)\(sync.stderr)")
+            let uploaded2 = "Run 2 uploaded: counted in no group; not in Relay club: it started before you joined."
+            #expect(sync.status == 0 && sync.stdout.contains(uploaded2), "\(sync.stdout)\(sync.stderr)")
 
             // The baton while a run records: solo with the baton free, then as the relay leg.
             let solo = try runProcess(handoff, ["start", "--solo", "--json", "--socket", socket])
@@ -295,27 +297,31 @@ struct FirstHourSyncTests {
 }
 
 /// A program run with its standard input on a pseudo-terminal (as a person types) or on a pipe
-/// (as a script), its output read as it comes.
+/// (as a script), its output read as it comes. The terminal is util-linux's `script`, which runs
+/// the program on a pseudo-terminal of its own and relays our pipe to it: no descriptor of the
+/// test process is handed to the child or closed by hand.
 final class Interactive: @unchecked Sendable {
     let process = Process()
     private final class Text: Sendable { let value = Mutex("") }
     private let text = Text()
-    private var master: Int32 = -1
+    private let input = Pipe()
     private let reader: Thread
 
     init(_ executable: URL, _ arguments: [String], terminal: Bool) throws {
-        process.executableURL = executable
-        process.arguments = arguments
+        if terminal {
+            let quoted = ([executable.path] + arguments).map {
+                "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-qfec", quoted.joined(separator: " "), "/dev/null"]
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        var slave: Int32 = -1
-        if terminal {
-            guard openpty(&master, &slave, nil, nil, nil) == 0 else { throw POSIXError(.ENOTTY) }
-            process.standardInput = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-        } else {
-            process.standardInput = Pipe()
-        }
+        process.standardInput = input
         let handle = output.fileHandleForReading
         let text = self.text
         reader = Thread {
@@ -326,14 +332,13 @@ final class Interactive: @unchecked Sendable {
             }
         }
         try process.run()
-        if slave >= 0 { close(slave) }
         reader.start()
     }
 
     var output: String { text.value.withLock { $0 } }
 
-    func type(_ input: String) {
-        _ = input.withCString { write(master, $0, strlen($0)) }
+    func type(_ typed: String) {
+        input.fileHandleForWriting.write(Data(typed.utf8))
     }
 
     func waitFor(_ needle: String, timeout: Duration = .seconds(60)) async throws {
@@ -348,9 +353,9 @@ final class Interactive: @unchecked Sendable {
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
         // The output pipe ends when the program's last descriptor on it closes.
         while !reader.isFinished && Date() < deadline { usleep(5_000) }
-        if master >= 0 { close(master) }
         return (process.terminationStatus, output)
     }
 }
@@ -383,9 +388,15 @@ final class FixedReplyServer: @unchecked Sendable {
         port = UInt16(bigEndian: address.sin_port)
         let stopped = self.stopped
         Thread.detachNewThread {
+            // The thread owns the descriptor: closed here, once accept fails after `stop()`'s
+            // shutdown, so that its number cannot be reused by another socket while it still runs.
+            defer { close(fd) }
             while !stopped.value.load(ordering: .acquiring) {
                 let client = accept(fd, nil, nil)
-                guard client >= 0 else { continue }
+                guard client >= 0 else {
+                    if errno == EINTR { continue }
+                    return
+                }
                 Self.answer(client, status: status, body: body)
                 close(client)
             }
@@ -395,7 +406,6 @@ final class FixedReplyServer: @unchecked Sendable {
     func stop() {
         stopped.value.store(true, ordering: .releasing)
         shutdown(descriptor, Int32(SHUT_RDWR))
-        close(descriptor)
     }
 
     /// Reads the request (head and Content-Length body, answering Expect: 100-continue), then answers.
