@@ -6,11 +6,12 @@ import TestSupport
 import Testing
 
 /// Issue 29 with `handoffd` and `handoff` themselves, linked to a real store: where a run counted
-/// (`show`, `sync status`), and `handoff delete` telling the store first.
-@Suite(.serialized)
-struct DaemonDeleteTests {
+/// (`show`, `sync status`), and `handoff delete` telling the store first. In DaemonSyncTests'
+/// serialized suite: two tests spawning handoffd beside each other's fault proxies time out
+/// (a spawned daemon inherits the other proxy's open connections, which then never close).
+extension DaemonSyncTests {
     /// A FIT file of a steady run starting at `start`.
-    static func fit(start: WallInstant, seconds: Int) -> [UInt8] {
+    static func deleteTestFIT(start: WallInstant, seconds: Int) -> [UInt8] {
         var activity = TestPack.activity(seconds: seconds, speed: 3, origin: (48.2, 16.37))
         activity.start = start
         return ActivityFormat.fit.write(activity)
@@ -40,13 +41,13 @@ struct DaemonDeleteTests {
             timeout_s = 30
             """.write(toFile: directory.path + "/handoff.toml", atomically: true, encoding: .utf8)
             let socket = directory.path + "/control.sock"
-            let daemon = try DaemonSyncTests.start(directory, [], log: "handoffd.log")
+            let daemon = try Self.start(directory, [], log: "handoffd.log")
             defer {
                 if daemon.isRunning { daemon.terminate() }
                 daemon.waitUntilExit()
             }
             let client = ControlClient(socketPath: socket, timeoutSeconds: 10)
-            _ = try await DaemonSyncTests.until("handoffd") {
+            _ = try await Self.until("handoffd") {
                 try client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
             }
             let link = try runProcess(
@@ -55,7 +56,7 @@ struct DaemonDeleteTests {
             #expect(link.status == 0, "\(link.stderr)")
             let started = try ControlJSON.decode(LinkReport.self, from: link.stdout)
             try await store.approve(token, userCode: try #require(started.userCode))
-            _ = try await DaemonSyncTests.until("the link") {
+            _ = try await Self.until("the link") {
                 let report = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self)
                 return report.state == "linked" ? report : nil
             }
@@ -64,13 +65,16 @@ struct DaemonDeleteTests {
             var ids: [Int64] = []
             for (index, offset) in [5, 65].enumerated() {
                 let path = directory.path + "/run\(index).fit"
-                try Data(Self.fit(start: nowWall.advanced(byNanoseconds: Int64(offset) * 1_000_000_000), seconds: 300))
-                    .write(to: URL(fileURLWithPath: path))
+                try Data(
+                    Self.deleteTestFIT(
+                        start: nowWall.advanced(byNanoseconds: Int64(offset) * 1_000_000_000), seconds: 300)
+                )
+                .write(to: URL(fileURLWithPath: path))
                 let imported = try runProcess(Products.url("handoff"), ["import", path, "--json", "--socket", socket])
                 #expect(imported.status == 0, "\(imported.stderr)")
                 ids.append(try ControlJSON.decode(RunReport.self, from: imported.stdout).id)
             }
-            let status = try await DaemonSyncTests.until("both runs to sync") {
+            let status = try await Self.until("both runs to sync") {
                 let status = try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
                 return status.synced == 2 && status.queued.isEmpty ? status : nil
             }
