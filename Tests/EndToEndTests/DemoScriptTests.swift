@@ -125,6 +125,38 @@ struct DemoScriptTests {
         #expect(!demo.errors.contains("Compiling noise 1 of 300\n"), "only the tail")
     }
 
+    @Test("SIGTERM while it builds stops the build and what the build started (a stand-in swift that never finishes)")
+    func terminateWhileBuilding() throws {
+        let scratch = try TemporaryDirectory("handoff-demo-setup")
+        defer { scratch.remove() }
+        // The stand-in's build runs `tail -f MARKER` under its shell: a grandchild of the script.
+        let marker = scratch.file("building").path
+        _ = FileManager.default.createFile(atPath: marker, contents: nil)
+        let swift = scratch.file("swift").path
+        try """
+        #!/bin/sh
+        case "$*" in
+            *--show-bin-path*) echo '\(Products.directory.path)'; exit 0 ;;
+        esac
+        echo "Compiling forever"
+        tail -f '\(marker)'
+        """.write(toFile: swift + ".txt", atomically: true, encoding: .utf8)
+        try Self.install(swift + ".txt", as: swift)
+        let demo = try DemoRun(
+            ["--no-wait"], binaries: nil,
+            environment: ["HANDOFF_DEMO_SWIFT": swift, "HANDOFF_DEMO_LOG": scratch.file("setup.log").path])
+        defer {
+            demo.abandon()
+            killProcesses(commandLineContaining: [marker])
+        }
+        _ = try demo.readLine(containing: "demo: building handoffd")
+        try DemoRun.waitUntil("the stand-in build runs") { !DemoRun.processes(naming: marker).isEmpty }
+        #expect(kill(demo.pid, SIGTERM) == 0)
+        #expect(try demo.waitForExit() == .exited(143), "\(demo.errors)")
+        // The script waited for the build's shell; its tail had SIGTERM too and goes at once.
+        try DemoRun.waitUntil("the build's processes are gone") { DemoRun.processes(naming: scratch.path).isEmpty }
+    }
+
     @Test(
         "scripts/setup installs what building and running needs; test tools only with --test, which scripts/test and CI use"
     )
@@ -175,9 +207,17 @@ struct DemoScriptTests {
         esac
         for i in $(seq 1 300); do echo "Compiling noise $i of 300"; done
         [ \(buildStatus) -eq 0 ] || { echo "error: noise 300 failed" >&2; exit \(buildStatus); }
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        """.write(toFile: path + ".txt", atomically: true, encoding: .utf8)
+        try install(path + ".txt", as: path)
         return path
+    }
+
+    /// Copies a script into place as an executable, by a child process: a file this process
+    /// opened for writing could be inherited by a child another test forks meanwhile, and its
+    /// exec would then fail with ETXTBSY ("Text file busy").
+    static func install(_ source: String, as target: String) throws {
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/install"), ["-m", "755", source, target])
+        guard result.status == 0 else { throw DemoRun.Failure(description: "install failed: \(result.stderr)") }
     }
 }
 
@@ -341,6 +381,28 @@ final class DemoRun: @unchecked Sendable {
             // A zombie the demo left unreaped still counts: it has a group and a state.
             guard getpgid(pid) == self.pid || commandLine.contains(tmp.path) else { return nil }
             return (pid, commandLine)
+        }
+    }
+
+    /// Processes whose command line names `text`.
+    static func processes(naming text: String) -> [String] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry in
+            guard pid_t(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else {
+                return nil
+            }
+            let commandLine = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(
+                separator: " ")
+            return commandLine.contains(text) ? commandLine : nil
+        }
+    }
+
+    /// Polls `condition` until it holds, failing after `deadline`.
+    static func waitUntil(_ what: String, deadline: Duration = .seconds(60), _ condition: () -> Bool) throws {
+        let end = ContinuousClock.now + deadline
+        while !condition() {
+            guard ContinuousClock.now < end else { throw Failure(description: "not in time: \(what)") }
+            usleep(20_000)
         }
     }
 
