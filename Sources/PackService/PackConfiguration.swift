@@ -128,6 +128,8 @@ public struct PackConfiguration: Sendable {
     public var syncRetryMinimumSeconds = 30.0
     public var syncRetryMaximumSeconds = 3600.0
     public var syncTimeoutSeconds = 60.0
+    /// How long `handoff start` waits for the store to hand over the baton.
+    public var syncBatonTimeoutSeconds = 4.0
     /// The pack's name on the store (default: the host name).
     public var syncDeviceName: String?
     /// The group whose baton the pack carries (`[sync] group`; default: the account's only one).
@@ -154,6 +156,7 @@ public struct PackConfiguration: Sendable {
             minimumSeconds: syncRetryMinimumSeconds, maximumSeconds: syncRetryMaximumSeconds)
         configuration.zones = privacyZones
         configuration.timeoutSeconds = syncTimeoutSeconds
+        configuration.batonTimeoutSeconds = syncBatonTimeoutSeconds
         configuration.pruneRawAfterSeconds = pruneRawAfterDays.map { $0 * 86_400 }
         configuration.batonGroup = syncGroup
         return configuration
@@ -211,6 +214,7 @@ public struct PackConfiguration: Sendable {
             if let v = try s.number("retry_min_s", in: 0.01...86_400) { syncRetryMinimumSeconds = v }
             if let v = try s.number("retry_max_s", in: 0.01...86_400) { syncRetryMaximumSeconds = v }
             if let v = try s.number("timeout_s", in: 1...3600) { syncTimeoutSeconds = v }
+            if let v = try s.number("baton_timeout_s", in: 1...60) { syncBatonTimeoutSeconds = v }
             if let v = try s.string("device_name") {
                 guard (1...64).contains(v.count) else {
                     throw s.error("sync.device_name", "must be 1 to 64 characters")

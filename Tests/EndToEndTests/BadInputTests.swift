@@ -44,7 +44,7 @@ struct BadInputTests {
         let daemon = try Daemon(in: dir, arguments: ["--replay", path, "--speed", "max", "--exit-after-replay"])
         daemon.process.waitUntilExit()
         #expect(daemon.process.terminationStatus == 0)
-        #expect(daemon.log.contains("3 unreadable line(s)"))
+        #expect(daemon.log.contains("3 unreadable lines"))
         #expect(daemon.log.contains("line 51: not JSON"))
         let distance = try await daemon.openDatabase().read {
             try Double.fetchOne($0, sql: "SELECT distance_m FROM session")

@@ -67,6 +67,8 @@ struct DaemonSyncTests {
             retry_min_s = 0.05
             retry_max_s = 0.5
             timeout_s = 5
+            # The store shares two cores with its load tests: give the baton's take its time.
+            baton_timeout_s = 30
             """.write(toFile: directory.path + "/handoff.toml", atomically: true, encoding: .utf8)
             let socket = directory.path + "/control.sock"
             var daemon = try Self.start(directory, ["--replay", Self.demoCapture, "--speed", "max"], log: "first.log")

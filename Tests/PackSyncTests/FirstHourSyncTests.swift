@@ -34,6 +34,17 @@ struct FirstHourSyncTests {
         """.write(toFile: directory.path + "/handoff.toml", atomically: true, encoding: .utf8)
     }
 
+    /// Runs `handoff` on a thread of its own: the in-process store the pack talks to answers on
+    /// the two-thread cooperative pool, which a test waiting on a process must not hold.
+    func cli(_ arguments: [String]) async throws -> ProcessResult {
+        let handoff = self.handoff
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runProcess(handoff, arguments) })
+            }
+        }
+    }
+
     static func syncStatus(_ client: ControlClient) throws -> SyncStatusReport {
         try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
     }
@@ -72,7 +83,7 @@ struct FirstHourSyncTests {
             }
 
             // Before: doctor says runs will not upload by themselves, and how to fix it.
-            let doctor = try runProcess(handoff, ["doctor", "--json", "--socket", socket])
+            let doctor = try await cli(["doctor", "--json", "--socket", socket])
             let checks = try ControlJSON.decode(DoctorReport.self, from: doctor.stdout).checks
             let home = try #require(checks.first { $0.check == "network.home" })
             #expect(home.status == .problem && home.summary.contains("will not upload by themselves"))
@@ -84,7 +95,7 @@ struct FirstHourSyncTests {
             try await interactive.waitFor("[Y/n]")
             #expect(interactive.output.contains("Make \"HomeNet\", the Wi-Fi the pack is on now, a home network?"))
             interactive.type("\n")
-            let linked = interactive.finish()
+            let linked = await interactive.finish()
             #expect(linked.status == 0, "\(linked.output)")
             #expect(linked.output.contains("\"HomeNet\" is a home network"), "\(linked.output)")
             var status = try Self.syncStatus(client)
@@ -98,32 +109,32 @@ struct FirstHourSyncTests {
             #expect(status.homeNetworks == ["HomeNet"] && status.uploadsByItself)
 
             // Removed: sync status says what that means and what to do.
-            let removed = try runProcess(handoff, ["sync", "home", "--remove", "HomeNet", "--socket", socket])
+            let removed = try await cli(["sync", "home", "--remove", "HomeNet", "--socket", socket])
             #expect(removed.status == 0, "\(removed.stderr)")
-            let text = try runProcess(handoff, ["sync", "status", "--socket", socket]).stdout
+            let text = try await cli(["sync", "status", "--socket", socket]).stdout
             #expect(text.contains("off: no home Wi-Fi is set"), "\(text)")
             #expect(
                 text.contains("Runs will not upload by themselves") && text.contains("run `handoff sync home`"),
                 "\(text)")
 
             // A script (standard input not a terminal) is asked nothing and told the same.
-            #expect(try runProcess(handoff, ["unlink", "--socket", socket]).status == 0)
+            #expect(try await cli(["unlink", "--socket", socket]).status == 0)
             let script = try await link(
                 ["--socket", socket], terminal: false, store: store, token: token, client: client)
-            let scripted = script.finish()
+            let scripted = await script.finish()
             #expect(scripted.status == 0 && !scripted.output.contains("[Y/n]"), "\(scripted.output)")
             #expect(scripted.output.contains("Runs will not upload by themselves"), "\(scripted.output)")
             #expect(try Self.syncStatus(client).homeNetworks.isEmpty)
 
             // --no-home on a terminal: no question either.
-            #expect(try runProcess(handoff, ["unlink", "--socket", socket]).status == 0)
+            #expect(try await cli(["unlink", "--socket", socket]).status == 0)
             let declined = try await link(
                 ["--no-home", "--socket", socket], terminal: true, store: store, token: token, client: client
             ).finish()
             #expect(declined.status == 0 && !declined.output.contains("[Y/n]"), "\(declined.output)")
 
             // --home-ssid names the network, wherever the pack is.
-            #expect(try runProcess(handoff, ["unlink", "--socket", socket]).status == 0)
+            #expect(try await cli(["unlink", "--socket", socket]).status == 0)
             let named = try await link(
                 ["--home-ssid", "GymWifi", "--socket", socket], terminal: false, store: store, token: token,
                 client: client
@@ -145,7 +156,7 @@ struct FirstHourSyncTests {
         let client = ControlClient(socketPath: socket, timeoutSeconds: 10)
         _ = try await DaemonSyncTests.until("handoffd") { try Self.syncStatus(client) }
         let port = freeLoopbackPort()
-        let result = try runProcess(handoff, ["link", "--store", "http://127.0.0.1:\(port)", "--socket", socket])
+        let result = try await cli(["link", "--store", "http://127.0.0.1:\(port)", "--socket", socket])
         #expect(result.status != 0)
         #expect(
             result.stderr.contains("could not link to http://127.0.0.1:\(port): nothing answers at 127.0.0.1"),
@@ -178,7 +189,7 @@ struct FirstHourSyncTests {
             _ = try await DaemonSyncTests.until("handoffd") { try Self.syncStatus(client) }
             let linking = try await link(
                 ["--no-home", "--socket", socket], terminal: false, store: store, token: token, client: client)
-            #expect(linking.finish().status == 0)
+            #expect(await linking.finish().status == 0)
             let away = try await DaemonSyncTests.until("the replayed run to wait away from home") {
                 let status = try Self.syncStatus(client)
                 return status.queued.count == 1 && status.state == "away" ? status : nil
@@ -186,12 +197,12 @@ struct FirstHourSyncTests {
             #expect(!away.home)
 
             // Away from home, asked: it goes now.
-            var sync = try runProcess(handoff, ["sync", "--socket", socket])
+            var sync = try await cli(["sync", "--socket", socket])
             let uploaded1 = "Run 1 uploaded: counted in no group; not in Relay club: it started before you joined."
             #expect(sync.status == 0 && sync.stdout.contains(uploaded1), "\(sync.stdout)\(sync.stderr)")
             #expect(sync.stdout.contains("Note: runs will not upload by themselves"), "\(sync.stdout)")
             #expect(try await store.runs(token).count == 1)
-            sync = try runProcess(handoff, ["sync", "--socket", socket])
+            sync = try await cli(["sync", "--socket", socket])
             #expect(
                 sync.status == 0
                     && sync.stdout.contains("Nothing to upload: every finished run is on the store (1 run synced)."),
@@ -200,7 +211,7 @@ struct FirstHourSyncTests {
             // A second run, then the store three ways broken: the link file is pointed elsewhere.
             let gpx = directory.path + "/morning.gpx"
             try Self.gpx(start: "2026-11-01T07:00:00Z").write(toFile: gpx, atomically: true, encoding: .utf8)
-            #expect(try runProcess(handoff, ["import", gpx, "--socket", socket]).status == 0)
+            #expect(try await cli(["import", gpx, "--socket", socket]).status == 0)
             func repoint(_ url: String) async throws {
                 daemon.terminate()
                 daemon.waitUntilExit()
@@ -216,7 +227,7 @@ struct FirstHourSyncTests {
 
             let closed = freeLoopbackPort()
             try await repoint("http://127.0.0.1:\(closed)")
-            sync = try runProcess(handoff, ["sync", "--socket", socket])
+            sync = try await cli(["sync", "--socket", socket])
             #expect(sync.status == 1)
             #expect(
                 sync.stderr.contains(
@@ -230,7 +241,7 @@ struct FirstHourSyncTests {
                 status: 500, body: #"{"error":{"code":"internal","message":"the database is locked"}}"#)
             defer { failing.stop() }
             try await repoint(failing.url)
-            sync = try runProcess(handoff, ["sync", "--socket", socket])
+            sync = try await cli(["sync", "--socket", socket])
             #expect(sync.status == 1)
             #expect(
                 sync.stderr.contains("run 2 was not uploaded: the store failed (")
@@ -241,41 +252,41 @@ struct FirstHourSyncTests {
                 status: 413, body: #"{"error":{"code":"too_large","message":"the file is over 64 MB"}}"#)
             defer { refusing.stop() }
             try await repoint(refusing.url)
-            sync = try runProcess(handoff, ["sync", "--socket", socket])
+            sync = try await cli(["sync", "--socket", socket])
             #expect(sync.status == 1)
             #expect(
                 sync.stderr.contains("run 2 was not uploaded: the store refused its file (")
                     && sync.stderr.contains("(413): the file is over 64 MB"), "\(sync.stderr)")
             queued = try #require(try Self.syncStatus(client).queued.first)
             #expect(queued.held && queued.lastError?.contains("413") == true)
-            let table = try runProcess(handoff, ["sync", "status", "--socket", socket]).stdout
+            let table = try await cli(["sync", "status", "--socket", socket]).stdout
             #expect(table.contains("LAST ERROR") && table.contains("(413): the file is over 64 MB"), "\(table)")
 
             // The store back: the refused run is tried again because a person asked.
             try await repoint(store.url.absoluteString)
-            sync = try runProcess(handoff, ["sync", "--socket", socket])
+            sync = try await cli(["sync", "--socket", socket])
             let uploaded2 = "Run 2 uploaded: counted in no group; not in Relay club: it started before you joined."
             #expect(sync.status == 0 && sync.stdout.contains(uploaded2), "\(sync.stdout)\(sync.stderr)")
 
             // The baton while a run records: solo with the baton free, then as the relay leg.
-            let solo = try runProcess(handoff, ["start", "--solo", "--json", "--socket", socket])
+            let solo = try await cli(["start", "--solo", "--json", "--socket", socket])
             let soloRun = try #require(try ControlJSON.decode(CommandReport.self, from: solo.stdout).runId)
-            var baton = try runProcess(handoff, ["baton", "--socket", socket])
+            var baton = try await cli(["baton", "--socket", socket])
             #expect(
                 baton.stdout.contains("The baton is free; run \(soloRun) is being recorded without it (solo)"),
                 "\(baton.stdout)")
             #expect(!baton.stdout.contains("`handoff start` takes it"))
-            #expect(try runProcess(handoff, ["stop", "--socket", socket]).status == 0)
-            let relay = try runProcess(handoff, ["start", "--json", "--socket", socket])
+            #expect(try await cli(["stop", "--socket", socket]).status == 0)
+            let relay = try await cli(["start", "--json", "--socket", socket])
             let relayRun = try #require(try ControlJSON.decode(CommandReport.self, from: relay.stdout).runId)
-            baton = try runProcess(handoff, ["baton", "--socket", socket])
+            baton = try await cli(["baton", "--socket", socket])
             #expect(
                 baton.stdout.contains("You hold the baton: run \(relayRun), being recorded, is your relay leg."),
                 "\(baton.stdout)")
             let json = try ControlJSON.decode(
-                BatonReport.self, from: try runProcess(handoff, ["baton", "--json", "--socket", socket]).stdout)
+                BatonReport.self, from: try await cli(["baton", "--json", "--socket", socket]).stdout)
             #expect(json.legs.first?["runs"] == "0", "\(json.legs)")
-            #expect(try runProcess(handoff, ["stop", "--socket", socket]).status == 0)
+            #expect(try await cli(["stop", "--socket", socket]).status == 0)
         }
     }
 
@@ -347,15 +358,16 @@ final class Interactive: @unchecked Sendable {
         }
     }
 
-    /// Waits for the program to end (at most two minutes) and returns its status and output.
-    func finish() -> (status: Int32, output: String) {
-        let deadline = Date().addingTimeInterval(120)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+    /// Waits for the program to end (at most two minutes) and returns its status and output;
+    /// it sleeps between looks, so the cooperative pool stays free for the store.
+    func finish() async -> (status: Int32, output: String) {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
         try? input.fileHandleForWriting.close()
         // The output pipe ends when the program's last descriptor on it closes.
-        while !reader.isFinished && Date() < deadline { usleep(5_000) }
+        while !reader.isFinished && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         return (process.terminationStatus, output)
     }
 }
