@@ -30,6 +30,7 @@ public struct Demo: AsyncParsableCommand {
     var noStore = false
 
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
 
     public init() {}
 
@@ -109,6 +110,9 @@ public struct Demo: AsyncParsableCommand {
         network = "always"
         retry_min_s = 0.5
         retry_max_s = 5
+
+        [display]
+        units = "\((units.units ?? .kilometers).rawValue)"
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
@@ -140,7 +144,12 @@ public struct Demo: AsyncParsableCommand {
         }
         let finalStatus = try await follow(client: client, process: process, logPath: logPath)
         let run: RunReport
-        do { run = try client.send(ControlRequest(command: "show", run: "last"), expecting: RunReport.self) } catch {
+        // The demo's handoffd writes in --units (kilometres without): the run in them, with its
+        // splits per mile in miles; `--json` the same in any units.
+        let units = self.units.units ?? .kilometers
+        do {
+            run = try client.send(Show.request("last", output.json ? .kilometers : units), expecting: RunReport.self)
+        } catch {
             throw Output.fail(error, json: output.json)
         }
         // The run as files every tool reads, written before this handoffd goes away.
@@ -178,7 +187,7 @@ public struct Demo: AsyncParsableCommand {
             return
         }
         Output.print("")
-        Output.print(Show.render(run))
+        Output.print(Show.render(run, units))
         if let truth = replay?.simulatedDistanceM, let distance = run.distanceM {
             let error = (distance - truth) / truth * 100
             var line =
@@ -189,7 +198,7 @@ public struct Demo: AsyncParsableCommand {
             Output.print(line + ".")
         }
         Output.print("The run as FIT, GPX, TCX and CSV: \(files.joined(separator: ", ")).")
-        if let group { Output.print("\n" + group.render()) }
+        if let group { Output.print("\n" + group.render(units)) }
         if keep != nil {
             Output.print("The journal, socket and handoffd's log are in \(directory).")
         } else {
@@ -269,7 +278,7 @@ public struct Demo: AsyncParsableCommand {
             let progress = Int(((replay?.progress ?? 0) * 100).rounded())
             if !output.json, replay?.finished != true {
                 let line =
-                    "\(status.state == "recording" ? "Recording" : status.state.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0)) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
+                    "\(status.state == "recording" ? "Recording" : status.state.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0, UnitsOption.configured(status))) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
                 if terminal {
                     FileHandle.standardOutput.write(Data("\r\u{1B}[K\(line)".utf8))
                 } else if progress / 10 > lastDecile {
@@ -412,14 +421,15 @@ struct DemoGroupReport: Encodable {
         }
     }
 
-    func render() -> String {
+    func render(_ units: Units) -> String {
         var lines = [
-            "Group \"\(name)\" on \(store): \(Format.distance(totalM)) of \(Format.distance(goalM)) (\(Format.fixed(percent, 1)) %)",
+            "Group \"\(name)\" on \(store): \(Format.distance(totalM, units)) of \(Format.distance(goalM, units)) (\(Format.fixed(percent, 1)) %)",
             "Baton: " + (batonHolder.map { "with \($0)" } ?? "free"),
         ]
         for member in members {
             lines.append(
-                "  \(member.username): \(Format.distance(member.distanceM)) in \(Format.count(member.runs, "run"))")
+                "  \(member.username): \(Format.distance(member.distanceM, units)) in \(Format.count(member.runs, "run"))"
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -36,13 +36,17 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var now: Bool?
     /// `start`: run without the baton.
     public var solo: Bool?
+    /// `show`: `mi` adds splits per mile (`mile_splits`); `stop`, `pause`, `resume`, `lap`: the
+    /// units of the message's distance. Absent: kilometre splits only, and the configured units.
+    public var units: String?
 
     public init(
         command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
         kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil,
         format: String? = nil, name: String? = nil, store: String? = nil, anywhere: Bool? = nil,
-        now: Bool? = nil, solo: Bool? = nil
+        now: Bool? = nil, solo: Bool? = nil, units: String? = nil
     ) {
+        self.units = units
         self.now = now
         self.solo = solo
         self.store = store

@@ -31,6 +31,8 @@ public actor PackEngine {
     var replay: ReplayReport?
     /// How long `handoff start` waits for a GPS fix (reported in `status`; the CLI waits).
     let startWaitSeconds: Double
+    /// `[display] units`: the units of the engine's messages and of `status`'s `units`.
+    let units: Units
     let recoveredRuns: [Int64]
     /// The latest time the recorder has been taken to, by an event or a tick.
     var processedUpTo: MonotonicInstant?
@@ -78,6 +80,7 @@ public actor PackEngine {
         self.mode = mode
         self.recoveredRuns = recoveredRuns
         startWaitSeconds = configuration.gpsStartWaitSeconds
+        units = configuration.displayUnits
         pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
         for sensor in sensors {
             self.sensors[sensor.id] = sensor
@@ -149,8 +152,9 @@ public actor PackEngine {
         await handle(step.outputs)
     }
 
-    /// A session command from the CLI or the button, stamped now.
-    func command(_ command: SessionCommand) async throws(ControlError) -> CommandReport {
+    /// A session command from the CLI or the button, stamped now; the reply's distance in `units`
+    /// (the configured ones when `nil`).
+    func command(_ command: SessionCommand, units: Units? = nil) async throws(ControlError) -> CommandReport {
         let (monotonic, wall) = now()
         let runBefore = session?.id?.rawValue
         let step = take(CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command)))
@@ -158,7 +162,7 @@ public actor PackEngine {
         if let error = step.commandError {
             throw ControlError(code: Self.code(for: error), message: error.description)
         }
-        return commandReport(command, runBefore: runBefore)
+        return commandReport(command, runBefore: runBefore, units: units)
     }
 
     /// Every event goes through here: it becomes "now" (for a replay), goes to the capture being
@@ -278,7 +282,7 @@ public actor PackEngine {
                 appendToOpenRun { $0.finish = SessionBatch.Finish(summary: summary, wall: wall) }
                 commitNow = true
                 logger.info(
-                    "Run \(session?.description ?? "?") finished: \(Format.distance(summary.statistics.distanceMeters)) in \(Format.duration(summary.elapsedSeconds))",
+                    "Run \(session?.description ?? "?") finished: \(Format.distance(summary.statistics.distanceMeters, units)) in \(Format.duration(summary.elapsedSeconds))",
                     metadata: sessionMetadata)
                 session = nil
             }
