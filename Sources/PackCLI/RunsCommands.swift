@@ -88,6 +88,13 @@ public struct Show: AsyncParsableCommand {
             ? String(number) : Format.fixed(Double(number - 1) + units.distance(distanceM), 2)
     }
 
+    /// A mile split's pace, in seconds per kilometre, from its time and distance: a whole mile's
+    /// pace is its time (the report's rounded pace, converted, could be a second off it).
+    static func milePace(_ split: MileSplitReport) -> Double? {
+        if split.distanceM >= Units.metersPerMile - 0.5 { return split.timeS * 1000 / Units.metersPerMile }
+        return split.distanceM >= 1 ? split.timeS * 1000 / split.distanceM : split.paceSPerKm
+    }
+
     static func eventName(_ kind: String) -> String {
         switch kind {
         case "gap_start": "gap begins"
@@ -134,7 +141,7 @@ public struct Show: AsyncParsableCommand {
             for s in splits {
                 rows.append([
                     "  " + splitNumber(s.mile, s.distanceM, .miles), Format.duration(s.timeS),
-                    Format.pace(s.paceSPerKm, units), s.avgHrBpm.map { Format.whole($0) } ?? "–",
+                    Format.pace(milePace(s), units), s.avgHrBpm.map { Format.whole($0) } ?? "–",
                 ])
             }
             lines.append(Output.table(rows, rightAligned: [0, 1, 3]))

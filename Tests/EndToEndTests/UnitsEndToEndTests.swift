@@ -47,6 +47,12 @@ struct UnitsEndToEndTests {
             for mile in ["1", "2", "3"] { #expect(Self.rows(mi.stdout, startingWith: mile).count >= 1) }
             #expect(Self.rows(mi.stdout, startingWith: "3.17").count == 1, "the last 0.17 mile of 3.17")
             #expect(mi.stdout.contains("0.62 mi"), "a kilometre's lap")
+            // A whole mile's pace per mile is its time.
+            let splits = mi.stdout.components(separatedBy: "Splits\n").last?.components(separatedBy: "Laps").first ?? ""
+            for mile in ["1", "2", "3"] {
+                let columns = try #require(Self.rows(splits, startingWith: mile).first).split(separator: " ")
+                #expect(columns.count >= 4 && columns[1] == columns[2] && columns[3] == "/mi", "\(columns)")
+            }
 
             let runs = try handoff(["runs", "--units", "mi"] + socket)
             #expect(runs.status == 0, "\(runs.stderr)")
@@ -107,5 +113,29 @@ struct UnitsEndToEndTests {
         let pausedJSON = try handoff(["pause", "--json", "--units", "km"] + socket)
         #expect(pausedJSON.stdout.contains(" mi."), "--json asks in no units: \(pausedJSON.stdout)")
         #expect(try handoff(["stop"] + socket).status == 0)
+    }
+
+    @Test(
+        "A watch's run imported under [display] units = \"mi\": its distance in miles, and mile splits whose pace is their time",
+        .enabled(if: Fixtures.available, "needs ../shared/fixtures"))
+    func importedInMiles() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try "[display]\nunits = \"mi\"\n".write(toFile: dir.path + "/handoff.toml", atomically: true, encoding: .utf8)
+        let daemon = try Daemon(in: dir, arguments: [])
+        defer { daemon.terminate() }
+        try await daemon.waitUntilReady()
+        let socket = ["--socket", daemon.socket]
+        let fenix = try Fixtures.url("files/fit/activity-small-fenix2-run.fit").path
+        let imported = try handoff(["import", fenix] + socket)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains(": 5.60 mi in 47:12"), "\(imported.stdout)")
+        let shown = try handoff(["show", "last"] + socket)
+        let splits = shown.stdout.components(separatedBy: "Splits\n").last?.components(separatedBy: "Laps").first ?? ""
+        for mile in 1...5 {
+            let columns = try #require(Self.rows(splits, startingWith: String(mile)).first).split(separator: " ")
+            #expect(columns.count >= 4 && columns[1] == columns[2] && columns[3] == "/mi", "mile \(mile): \(columns)")
+        }
+        #expect(Self.rows(splits, startingWith: "5.60").count == 1, "\(splits)")
     }
 }
