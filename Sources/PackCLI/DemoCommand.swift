@@ -44,6 +44,7 @@ public struct Demo: AsyncParsableCommand {
     var noWait = false
 
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
 
     public init() {}
 
@@ -134,6 +135,9 @@ public struct Demo: AsyncParsableCommand {
         network = "always"
         retry_min_s = 0.5
         retry_max_s = 5
+
+        [display]
+        units = "\((units.units ?? .kilometers).rawValue)"
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
 
         let process: DemoChild
@@ -158,7 +162,12 @@ public struct Demo: AsyncParsableCommand {
         }
         let finalStatus = try await follow(client: client, process: process, logPath: logPath)
         let run: RunReport
-        do { run = try client.send(ControlRequest(command: "show", run: "last"), expecting: RunReport.self) } catch {
+        // The demo's handoffd writes in --units (kilometres without): the run in them, with its
+        // splits per mile in miles; `--json` the same in any units.
+        let units = self.units.units ?? .kilometers
+        do {
+            run = try client.send(Show.request("last", output.json ? .kilometers : units), expecting: RunReport.self)
+        } catch {
             throw Output.fail(error, json: output.json)
         }
         // The run as files every tool reads, written before this handoffd goes away.
@@ -198,7 +207,7 @@ public struct Demo: AsyncParsableCommand {
             say(try ControlJSON.encode(report))
         } else {
             say("")
-            say(Show.render(run))
+            say(Show.render(run, units))
             if let truth = replay?.simulatedDistanceM, let distance = run.distanceM {
                 let error = (distance - truth) / truth * 100
                 var line =
@@ -209,7 +218,7 @@ public struct Demo: AsyncParsableCommand {
                 say(line + ".")
             }
             say("The run as FIT, GPX, TCX and CSV: \(files.joined(separator: ", ")).")
-            if let group { say("\n" + group.render()) }
+            if let group { say("\n" + group.render(units)) }
             if keep != nil {
                 say("The journal, socket and handoffd's log are in \(directory).")
             } else {
@@ -304,7 +313,7 @@ public struct Demo: AsyncParsableCommand {
             let progress = Int(((replay?.progress ?? 0) * 100).rounded())
             if !output.json, replay?.finished != true {
                 let line =
-                    "\(status.state == "recording" ? "Recording" : status.state.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0)) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
+                    "\(status.state == "recording" ? "Recording" : status.state.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0, UnitsOption.configured(status))) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
                 if terminal {
                     DemoSession.shared.say("\r\u{1B}[K\(line)", newline: false)
                 } else if progress / 10 > lastDecile {
@@ -456,14 +465,15 @@ struct DemoGroupReport: Encodable {
         }
     }
 
-    func render() -> String {
+    func render(_ units: Units) -> String {
         var lines = [
-            "Group \"\(name)\" on \(store): \(Format.distance(totalM)) of \(Format.distance(goalM)) (\(Format.fixed(percent, 1)) %)",
+            "Group \"\(name)\" on \(store): \(Format.distance(totalM, units)) of \(Format.distance(goalM, units)) (\(Format.fixed(percent, 1)) %)",
             "Baton: " + (batonHolder.map { "with \($0)" } ?? "free"),
         ]
         for member in members {
             lines.append(
-                "  \(member.username): \(Format.distance(member.distanceM)) in \(Format.count(member.runs, "run"))")
+                "  \(member.username): \(Format.distance(member.distanceM, units)) in \(Format.count(member.runs, "run"))"
+            )
         }
         return lines.joined(separator: "\n")
     }

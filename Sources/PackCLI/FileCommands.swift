@@ -116,6 +116,7 @@ public struct Import: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
 
     @Argument(help: "The files.")
     var files: [String]
@@ -128,6 +129,7 @@ public struct Import: AsyncParsableCommand {
 
     public func run() async throws {
         let client = connection.client(timeout: 120)
+        let units = try self.units.resolve(client, json: output.json)
         var failed = 0
         for (index, path) in files.enumerated() {
             let name = (path as NSString).lastPathComponent
@@ -154,7 +156,7 @@ public struct Import: AsyncParsableCommand {
                 try Output.printJSON(WithFile(file: path, report: run))
             } else {
                 var line =
-                    "\(progress)\(path) → run \(run.id): \(run.distanceM.map(Format.distance) ?? "–") in \(Format.duration(run.timerS ?? 0))"
+                    "\(progress)\(path) → run \(run.id): \(run.distanceM.map { Format.distance($0, units) } ?? "–") in \(Format.duration(run.timerS ?? 0))"
                 if let hr = run.avgHrBpm { line += ", average HR \(Format.whole(hr))" }
                 line += " (\(Output.localTime(run.startTime)))"
                 Output.print(line)

@@ -36,6 +36,38 @@ public struct JSONOption: ParsableArguments {
     public init() {}
 }
 
+extension Units: ExpressibleByArgument {}
+
+/// `--units km|mi`: how the text writes distances and paces. Without it, as handoffd is
+/// configured (`[display] units`, in `status`); `--json` is the same in any units.
+public struct UnitsOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help: "Write distances and paces in km or mi (default: handoffd's [display] units). --json is always metres.")
+    var units: Units?
+
+    public init() {}
+
+    /// The units given, or those handoffd is configured with (one `status` request). For
+    /// `--json`, whose numbers do not depend on them, nothing is asked.
+    func resolve(_ client: ControlClient, json: Bool) throws -> Units {
+        if let units { return units }
+        if json { return .kilometers }
+        let status = try client.call(ControlRequest(command: "status"), StatusReport.self, json: json)
+        return Self.configured(status)
+    }
+
+    /// The units a `status` reply says handoffd is configured with: kilometres from a handoffd
+    /// that does not say.
+    static func configured(_ status: StatusReport) -> Units {
+        status.units.flatMap(Units.init(rawValue:)) ?? .kilometers
+    }
+
+    /// What to put in a request whose reply depends on the units: only those given, and never
+    /// for `--json`, whose replies are the same whatever `--units` says.
+    func request(json: Bool) -> String? { json ? nil : units?.rawValue }
+}
+
 enum Output {
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
     static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }

@@ -7,6 +7,7 @@ public struct Runs: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
 
     @Option(help: "How many runs to list.")
     var limit = 20
@@ -19,9 +20,9 @@ public struct Runs: AsyncParsableCommand {
 
     public func run() async throws {
         let runs: [RunReport]
+        let client = connection.client
         do {
-            runs = try connection.client.send(
-                ControlRequest(command: "runs", limit: limit), expecting: [RunReport].self)
+            runs = try client.send(ControlRequest(command: "runs", limit: limit), expecting: [RunReport].self)
         } catch {
             throw Output.fail(error, json: output.json)
         }
@@ -29,6 +30,10 @@ public struct Runs: AsyncParsableCommand {
         guard !runs.isEmpty else {
             return Output.print("No runs yet. `handoff start` records one; `handoff demo` shows how.")
         }
+        Output.print(Self.render(runs, try units.resolve(client, json: false)))
+    }
+
+    static func render(_ runs: [RunReport], _ units: Units) -> String {
         var rows = [["RUN", "STARTED", "DISTANCE", "TIME", "PACE", "AVG HR", ""]]
         for run in runs {
             var notes: [String] = []
@@ -36,12 +41,13 @@ public struct Runs: AsyncParsableCommand {
             if run.recovered { notes.append("recovered") }
             if run.queuedForUpload { notes.append("not uploaded") }
             rows.append([
-                String(run.id), Output.localTime(run.startTime), run.distanceM.map(Format.distance) ?? "–",
-                run.timerS.map(Format.duration) ?? "–", Format.pace(run.avgPaceSPerKm),
+                String(run.id), Output.localTime(run.startTime),
+                run.distanceM.map { Format.distance($0, units) } ?? "–",
+                run.timerS.map(Format.duration) ?? "–", Format.pace(run.avgPaceSPerKm, units),
                 run.avgHrBpm.map { Format.whole($0) } ?? "–", notes.joined(separator: ", "),
             ])
         }
-        Output.print(Output.table(rows, rightAligned: [0, 2, 3, 5]))
+        return Output.table(rows, rightAligned: [0, 2, 3, 5])
     }
 }
 
@@ -50,6 +56,7 @@ public struct Show: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
 
     @Argument(help: "The run: its number from `handoff runs`, `last`, or the start of its UUID.")
     var run: String
@@ -57,14 +64,36 @@ public struct Show: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
+        let client = connection.client
+        // In miles, the reply carries splits per mile too; `--json` asks for the same reply in any units.
+        let units = try self.units.resolve(client, json: output.json)
         let report: RunReport
         do {
-            report = try connection.client.send(ControlRequest(command: "show", run: run), expecting: RunReport.self)
+            report = try client.send(Self.request(run, output.json ? .kilometers : units), expecting: RunReport.self)
         } catch {
             throw Output.fail(error, json: output.json)
         }
         if output.json { return try Output.printJSON(report) }
-        Output.print(Self.render(report))
+        Output.print(Self.render(report, units))
+    }
+
+    /// `show` for text in `units`: in miles, with the splits per mile.
+    static func request(_ run: String, _ units: Units) -> ControlRequest {
+        ControlRequest(command: "show", run: run, units: units == .miles ? units.rawValue : nil)
+    }
+
+    /// A split's number: `3` for a whole one, `5.11` where the run ended part of the way
+    /// through it (its distance is rounded to the decimetre, so a whole one may be 0.05 m short).
+    static func splitNumber(_ number: Int, _ distanceM: Double, _ units: Units) -> String {
+        distanceM >= units.meters - 0.5
+            ? String(number) : Format.fixed(Double(number - 1) + units.distance(distanceM), 2)
+    }
+
+    /// A mile split's pace, in seconds per kilometre, from its time and distance: a whole mile's
+    /// pace is its time (the report's rounded pace, converted, could be a second off it).
+    static func milePace(_ split: MileSplitReport) -> Double? {
+        if split.distanceM >= Units.metersPerMile - 0.5 { return split.timeS * 1000 / Units.metersPerMile }
+        return split.distanceM >= 1 ? split.timeS * 1000 / split.distanceM : split.paceSPerKm
     }
 
     static func eventName(_ kind: String) -> String {
@@ -75,9 +104,9 @@ public struct Show: AsyncParsableCommand {
         }
     }
 
-    static func render(_ run: RunReport) -> String {
+    static func render(_ run: RunReport, _ units: Units) -> String {
         var lines = [
-            "Run \(run.id) · \(Output.localTime(run.startTime, weekday: true)) · \(run.distanceM.map(Format.distance) ?? "in progress")"
+            "Run \(run.id) · \(Output.localTime(run.startTime, weekday: true)) · \(run.distanceM.map { Format.distance($0, units) } ?? "in progress")"
         ]
         if run.state != "finished" {
             lines.append("  still \(run.state): `handoff status` shows it live")
@@ -88,7 +117,10 @@ public struct Show: AsyncParsableCommand {
             "  time",
             "\(Format.duration(run.elapsedS ?? 0)) elapsed · \(Format.duration(run.timerS ?? 0)) timer · \(Format.duration(Double(run.movingS ?? 0))) moving",
         ])
-        facts.append(["  pace", "\(Format.pace(run.avgPaceSPerKm)) (moving \(Format.pace(run.avgMovingPaceSPerKm)))"])
+        facts.append([
+            "  pace",
+            "\(Format.pace(run.avgPaceSPerKm, units)) (moving \(Format.pace(run.avgMovingPaceSPerKm, units)))",
+        ])
         if let avg = run.avgHrBpm {
             facts.append([
                 "  heart rate", "\(Format.whole(avg)) avg · \(run.maxHrBpm.map(String.init) ?? "–") max bpm",
@@ -110,14 +142,24 @@ public struct Show: AsyncParsableCommand {
         if run.recovered {
             lines.append("  Recovered after a crash or power cut: it ends at the last second saved before it.")
         }
-        if let splits = run.splits, !splits.isEmpty {
+        if units == .miles, let splits = run.mileSplits, !splits.isEmpty {
             lines.append("Splits")
+            var rows = [["  MI", "TIME", "PACE", "AVG HR"]]
+            for s in splits {
+                rows.append([
+                    "  " + splitNumber(s.mile, s.distanceM, .miles), Format.duration(s.timeS),
+                    Format.pace(milePace(s), units), s.avgHrBpm.map { Format.whole($0) } ?? "–",
+                ])
+            }
+            lines.append(Output.table(rows, rightAligned: [0, 1, 3]))
+        } else if let splits = run.splits, !splits.isEmpty {
+            // In miles without mile splits (a handoffd before them), the kilometres, said so.
+            lines.append(units == .miles ? "Splits per kilometre" : "Splits")
             var rows = [["  KM", "TIME", "PACE", "AVG HR"]]
             for s in splits {
-                let km = s.distanceM >= 999.5 ? String(s.km) : Format.fixed(Double(s.km - 1) + s.distanceM / 1000, 2)
                 rows.append([
-                    "  " + km, Format.duration(s.timeS), Format.pace(s.paceSPerKm),
-                    s.avgHrBpm.map { Format.whole($0) } ?? "–",
+                    "  " + splitNumber(s.km, s.distanceM, .kilometers), Format.duration(s.timeS),
+                    Format.pace(s.paceSPerKm, units), s.avgHrBpm.map { Format.whole($0) } ?? "–",
                 ])
             }
             lines.append(Output.table(rows, rightAligned: [0, 1, 3]))
@@ -127,8 +169,8 @@ public struct Show: AsyncParsableCommand {
             var rows = [["  LAP", "DISTANCE", "TIME", "PACE", "AVG HR", "ENDED BY"]]
             for l in laps {
                 rows.append([
-                    "  \(l.lap)", Format.kilometers(l.distanceM), Format.duration(l.timerS),
-                    Format.pace(l.avgPaceSPerKm),
+                    "  \(l.lap)", Format.distanceColumn(l.distanceM, units), Format.duration(l.timerS),
+                    Format.pace(l.avgPaceSPerKm, units),
                     l.avgHrBpm.map { Format.whole($0) } ?? "–",
                     l.trigger.replacingOccurrences(of: "_", with: " "),
                 ])
@@ -162,6 +204,7 @@ public struct Delete: AsyncParsableCommand {
             unless --local-only. A run still being recorded cannot be deleted.
             """)
 
+    @OptionGroup var units: UnitsOption
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
 
@@ -180,7 +223,7 @@ public struct Delete: AsyncParsableCommand {
         let client = connection.client(timeout: 90)
         if !yes {
             let report = try client.call(ControlRequest(command: "show", run: run), RunReport.self, json: output.json)
-            let question = Self.question(report)
+            let question = Self.question(report, try units.resolve(client, json: false))
             guard isatty(STDIN_FILENO) == 1 else {
                 throw Output.fail(
                     ControlError(
@@ -202,7 +245,7 @@ public struct Delete: AsyncParsableCommand {
     }
 
     /// "Delete run 12 (3.72 km, 2026-11-20 07:31)? [y/N]"
-    static func question(_ run: RunReport) -> String {
-        "Delete run \(run.id) (\(run.distanceM.map(Format.distance) ?? "in progress"), \(Output.localTime(run.startTime)))? [y/N]"
+    static func question(_ run: RunReport, _ units: Units) -> String {
+        "Delete run \(run.id) (\(run.distanceM.map { Format.distance($0, units) } ?? "in progress"), \(Output.localTime(run.startTime)))? [y/N]"
     }
 }

@@ -6,13 +6,16 @@ protocol SessionCommandLine: AsyncParsableCommand {
     static var command: String { get }
     var connection: ConnectionOptions { get }
     var output: JSONOption { get }
+    var units: UnitsOption { get }
 }
 
 extension SessionCommandLine {
     public func run() async throws {
         let report: CommandReport
+        // The message's distance: in --units, else in handoffd's configured units.
         report = try connection.client.call(
-            ControlRequest(command: Self.command), CommandReport.self, json: output.json)
+            ControlRequest(command: Self.command, units: units.request(json: output.json)), CommandReport.self,
+            json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 }
@@ -109,6 +112,7 @@ public struct Stop: AsyncParsableCommand {
     var keep = false
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
     public init() {}
 
     public func run() async throws {
@@ -123,6 +127,7 @@ public struct Pause: SessionCommandLine {
     static let command = "pause"
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
     public init() {}
 }
 
@@ -131,6 +136,7 @@ public struct Resume: SessionCommandLine {
     static let command = "resume"
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
     public init() {}
 }
 
@@ -139,5 +145,6 @@ public struct Lap: SessionCommandLine {
     static let command = "lap"
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
     public init() {}
 }

@@ -8,6 +8,7 @@ public struct Status: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
 
     @Flag(help: "Redraw every second until interrupted.")
     var watch = false
@@ -28,7 +29,7 @@ public struct Status: AsyncParsableCommand {
                 if watch && Output.standardOutputIsTerminal {
                     FileHandle.standardOutput.write(Data("\u{1B}[H\u{1B}[J".utf8))
                 }
-                Output.print(Self.render(report))
+                Output.print(Self.render(report, units.units ?? UnitsOption.configured(report)))
                 if watch && !Output.standardOutputIsTerminal { Output.print("") }
             }
             if watch { try await Task.sleep(for: .seconds(1)) }
@@ -46,16 +47,16 @@ public struct Status: AsyncParsableCommand {
             "Replaying the capture \(name) at \(replay.speed) (\(progress) %, \(replay.events) events): its sensors stand in for real ones."
     }
 
-    static func render(_ r: StatusReport) -> String {
+    static func render(_ r: StatusReport, _ units: Units) -> String {
         var lines: [String] = []
         switch r.state {
         case "recording", "paused":
             let head = r.state == "paused" ? "Paused" : "Recording"
             var parts = ["\(head) run \(r.runId.map(String.init) ?? "?")"]
             parts.append(Format.duration(r.elapsedS ?? 0))
-            parts.append(Format.distance(r.distanceM ?? 0))
-            parts.append(Format.pace(r.paceSPerKm))
-            if let lap = r.lap { parts.append("lap \(lap): \(Format.distance(r.lapDistanceM ?? 0))") }
+            parts.append(Format.distance(r.distanceM ?? 0, units))
+            parts.append(Format.pace(r.paceSPerKm, units))
+            if let lap = r.lap { parts.append("lap \(lap): \(Format.distance(r.lapDistanceM ?? 0, units))") }
             lines.append(parts.joined(separator: " · "))
         case "finished":
             lines.append("Not recording: the last run finished. `handoff start` begins another.")

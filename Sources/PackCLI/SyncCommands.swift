@@ -258,6 +258,7 @@ public struct SyncStatus: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
 
     public init() {}
 
@@ -265,10 +266,11 @@ public struct SyncStatus: AsyncParsableCommand {
         let report: SyncStatusReport
         report = try connection.client.call(
             ControlRequest(command: "sync_status"), SyncStatusReport.self, json: output.json)
-        if output.json { try Output.printJSON(report) } else { Output.print(Self.render(report)) }
+        if output.json { return try Output.printJSON(report) }
+        Output.print(Self.render(report, try units.resolve(connection.client, json: false)))
     }
 
-    static func render(_ r: SyncStatusReport) -> String {
+    static func render(_ r: SyncStatusReport, _ units: Units) -> String {
         var lines: [[String]] = []
         lines.append(["store", r.store.map { $0 + (r.username.map { " (as \($0))" } ?? "") } ?? "not linked"])
         lines.append(["network", r.network])
@@ -294,7 +296,8 @@ public struct SyncStatus: AsyncParsableCommand {
         for run in r.queued {
             let next = run.held ? "held" : run.nextRetryAt.map { Output.localTime($0) } ?? "when home"
             rows.append([
-                String(run.run), Output.localTime(run.startTime), Format.distance(run.distanceM), String(run.attempts),
+                String(run.run), Output.localTime(run.startTime), Format.distance(run.distanceM, units),
+                String(run.attempts),
                 next, run.lastError ?? "",
             ])
         }
@@ -373,6 +376,7 @@ public struct BatonShow: AsyncParsableCommand {
         commandName: "show", abstract: "Who holds the group's baton, and the latest legs.")
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var units: UnitsOption
     public init() {}
 
     public func run() async throws {
@@ -380,6 +384,7 @@ public struct BatonShow: AsyncParsableCommand {
         report = try connection.client(timeout: 30).call(
             ControlRequest(command: "baton"), BatonReport.self, json: output.json)
         if output.json { return try Output.printJSON(report) }
+        let units = try self.units.resolve(connection.client, json: false)
         var text = report.message
         if let since = report.since { text += " Since \(Output.localTime(since))" }
         if let expires = report.expiresAt { text += "; the lease runs to \(Output.localTime(expires))" }
@@ -390,7 +395,7 @@ public struct BatonShow: AsyncParsableCommand {
             rows.append([
                 leg["runner"] ?? "(gone)", leg["taken_at"].map { Output.localTime($0) } ?? "",
                 leg["ended_at"].map { Output.localTime($0) } ?? "running", leg["ended"] ?? "",
-                leg["distance_m"].flatMap(Double.init).map(Format.distance) ?? "", leg["runs"] ?? "",
+                leg["distance_m"].flatMap(Double.init).map { Format.distance($0, units) } ?? "", leg["runs"] ?? "",
             ])
         }
         Output.print("\nLegs:\n" + Output.table(rows, rightAligned: [4, 5]))

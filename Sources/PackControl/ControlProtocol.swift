@@ -36,6 +36,9 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var now: Bool?
     /// `start`: run without the baton.
     public var solo: Bool?
+    /// `show`: `mi` adds splits per mile (`mile_splits`); `stop`, `pause`, `resume`, `lap`: the
+    /// units of the message's distance. Absent: kilometre splits only, and the configured units.
+    public var units: String?
     /// `stop`: keep the run even when it is too short to be worth keeping.
     public var keep: Bool?
     /// `delete`: delete the run on the pack only, even when it is on the store.
@@ -43,7 +46,7 @@ public struct ControlRequest: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case command, run, limit, seconds, target, kind, sensor, classic, channel, pin, format, name, store, anywhere
-        case now, solo, keep
+        case now, solo, keep, units
         case localOnly = "local_only"
     }
 
@@ -51,10 +54,11 @@ public struct ControlRequest: Codable, Hashable, Sendable {
         command: String, run: String? = nil, limit: Int? = nil, seconds: Double? = nil, target: String? = nil,
         kind: String? = nil, sensor: String? = nil, classic: Bool? = nil, channel: Int? = nil, pin: String? = nil,
         format: String? = nil, name: String? = nil, store: String? = nil, anywhere: Bool? = nil,
-        now: Bool? = nil, solo: Bool? = nil, keep: Bool? = nil, localOnly: Bool? = nil
+        now: Bool? = nil, solo: Bool? = nil, keep: Bool? = nil, localOnly: Bool? = nil, units: String? = nil
     ) {
         self.keep = keep
         self.localOnly = localOnly
+        self.units = units
         self.now = now
         self.solo = solo
         self.store = store

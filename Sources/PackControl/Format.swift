@@ -1,3 +1,26 @@
+/// How distances and paces are written for people: kilometres or miles (`[display] units` in
+/// handoffd's configuration, `--units` on the CLI). Reports and `--json` stay in metres and
+/// seconds per kilometre whatever this is.
+public enum Units: String, Hashable, Sendable, CaseIterable, Codable {
+    case kilometers = "km"
+    case miles = "mi"
+
+    /// The international mile (1959): exactly 1609.344 m.
+    public static let metersPerMile = 1609.344
+
+    /// Metres in one unit: 1000, or 1609.344.
+    public var meters: Double { self == .miles ? Self.metersPerMile : 1000 }
+
+    /// `km` or `mi`, as printed after a distance and after the slash of a pace.
+    public var symbol: String { rawValue }
+
+    /// `meters` in this unit.
+    public func distance(_ meters: Double) -> Double { meters / self.meters }
+
+    /// A pace in seconds per kilometre as seconds per this unit.
+    public func pace(_ secondsPerKilometer: Double) -> Double { secondsPerKilometer * meters / 1000 }
+}
+
 /// How the pack writes numbers for people: the CLI and the daemon's messages agree.
 public enum Format {
     /// `28:13`, or `1:02:03` from an hour on.
@@ -11,11 +34,12 @@ public enum Format {
         return h > 0 ? "\(h):\(pad(m)):\(pad(s))" : "\(m):\(pad(s))"
     }
 
-    /// `5.11 km`, or `850 m` under a kilometre.
-    public static func distance(_ meters: Double) -> String {
+    /// `5.11 km`, or `850 m` under a kilometre; in miles always miles with two decimals
+    /// (`3.17 mi`, `0.05 mi`), as runners' watches show them.
+    public static func distance(_ meters: Double, _ units: Units) -> String {
         guard meters.isFinite else { return "–" }
-        if abs(meters) < 1000 { return "\(Int(meters.rounded())) m" }
-        return fixed(meters / 1000, 2) + " km"
+        if units == .kilometers, abs(meters) < 1000 { return "\(Int(meters.rounded())) m" }
+        return distanceColumn(meters, units)
     }
 
     /// `1 run`, `3 runs`: a count as a whole number with its noun.
@@ -30,9 +54,9 @@ public enum Format {
         return fixed(Double(count) / 1_000_000, 1) + " MB"
     }
 
-    /// `1.00 km`: always kilometres, for columns of laps.
-    public static func kilometers(_ meters: Double) -> String {
-        fixed(meters / 1000, 2) + " km"
+    /// `1.00 km`, `0.62 mi`: always the unit with two decimals, for columns of laps.
+    public static func distanceColumn(_ meters: Double, _ units: Units) -> String {
+        fixed(units.distance(meters), 2) + " " + units.symbol
     }
 
     /// `146`: a value rounded to a whole number, or `–` when it is not one an Int can hold
@@ -42,11 +66,13 @@ public enum Format {
         return String(Int(value.rounded()))
     }
 
-    /// `5:31 /km`.
-    public static func pace(_ secondsPerKilometer: Double?) -> String {
-        guard let p = secondsPerKilometer, p.isFinite, p > 0, p < 3600 else { return "–:–– /km" }
-        let total = Int(p.rounded())
-        return "\(total / 60):\(pad(total % 60)) /km"
+    /// `5:31 /km`, or `8:53 /mi`: the pace, given in seconds per kilometre as every report
+    /// carries it, in `units` (rounded to the second after converting). Slower than an hour per
+    /// kilometre is standing, not a pace: `–:––`.
+    public static func pace(_ secondsPerKilometer: Double?, _ units: Units) -> String {
+        guard let p = secondsPerKilometer, p.isFinite, p > 0, p < 3600 else { return "–:–– /\(units.symbol)" }
+        let total = Int(units.pace(p).rounded())
+        return "\(total / 60):\(pad(total % 60)) /\(units.symbol)"
     }
 
     /// `value` with `decimals` digits after the point.

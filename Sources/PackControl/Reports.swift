@@ -30,9 +30,13 @@ public struct StatusReport: Codable, Hashable, Sendable {
     /// that is the pack's work, not waiting for the second to end).
     public var pointCommitDelay: LatencyReport?
     public var version: String
+    /// How handoffd is configured to write distances and paces (`[display] units`): `km` or
+    /// `mi`. The CLI prints in these unless `--units` says otherwise; every number here stays
+    /// in metres and seconds per kilometre.
+    public var units: String?
 
     enum CodingKeys: String, CodingKey {
-        case state, lap, points, steps, gps, sensors, replay, version
+        case state, lap, points, steps, gps, sensors, replay, version, units
         case runId = "run_id", runUuid = "run_uuid", startTime = "start_time", elapsedS = "elapsed_s"
         case timerS = "timer_s", distanceM = "distance_m", paceSPerKm = "pace_s_per_km", speedMps = "speed_mps"
         case hrBpm = "hr_bpm", cadenceSpm = "cadence_spm", lapDistanceM = "lap_distance_m"
@@ -196,6 +200,9 @@ public struct RunReport: Codable, Hashable, Sendable {
     public var clock: String?
     /// `show` only.
     public var splits: [SplitReport]?
+    /// `show` asked with `units: "mi"` only (the CLI's text in miles; never `--json`): splits
+    /// per mile, computed from the run's points.
+    public var mileSplits: [MileSplitReport]?
     public var laps: [LapReport]?
     public var events: [EventReport]?
     /// Where the store counted the run, as it said when it acknowledged the upload (`show` only;
@@ -206,6 +213,7 @@ public struct RunReport: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case id, uuid, state, source, recovered, points, steps, clock, splits, laps, events
         case countedIn = "counted_in", notCounted = "not_counted"
+        case mileSplits = "mile_splits"
         case startTime = "start_time", queuedForUpload = "queued_for_upload", distanceM = "distance_m"
         case elapsedS = "elapsed_s", timerS = "timer_s", movingS = "moving_s", avgHrBpm = "avg_hr_bpm"
         case maxHrBpm = "max_hr_bpm", avgCadenceSpm = "avg_cadence_spm", avgPaceSPerKm = "avg_pace_s_per_km"
@@ -240,6 +248,30 @@ public struct SplitReport: Codable, Hashable, Sendable {
 
     public init(km: Int, distanceM: Double, timeS: Double, paceSPerKm: Double?, avgHrBpm: Double?) {
         self.km = km
+        self.distanceM = distanceM
+        self.timeS = timeS
+        self.paceSPerKm = paceSPerKm
+        self.avgHrBpm = avgHrBpm
+    }
+}
+
+/// One mile of a run (the last may be partial), in metres and seconds like every report.
+public struct MileSplitReport: Codable, Hashable, Sendable {
+    /// 1-based mile number.
+    public var mile: Int
+    /// 1609.3 (a whole mile, rounded), or less for a final partial mile.
+    public var distanceM: Double
+    public var timeS: Double
+    public var paceSPerKm: Double?
+    public var avgHrBpm: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case mile
+        case distanceM = "distance_m", timeS = "time_s", paceSPerKm = "pace_s_per_km", avgHrBpm = "avg_hr_bpm"
+    }
+
+    public init(mile: Int, distanceM: Double, timeS: Double, paceSPerKm: Double?, avgHrBpm: Double?) {
+        self.mile = mile
         self.distanceM = distanceM
         self.timeS = timeS
         self.paceSPerKm = paceSPerKm

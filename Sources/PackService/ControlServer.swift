@@ -120,6 +120,15 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 
 /// Maps requests to the engine and replies to JSON: errors in one place.
 enum ControlDispatcher {
+    /// A request's `units`, `nil` when it names none.
+    static func units(_ request: ControlRequest) throws(ControlError) -> Units? {
+        guard let name = request.units else { return nil }
+        guard let units = Units(rawValue: name) else {
+            throw ControlError(code: "bad_request", message: "units must be \"km\" or \"mi\", not \"\(name)\"")
+        }
+        return units
+    }
+
     static func respond(
         to line: String, engine: PackEngine, bluetooth: BluetoothControl? = nil, sync: SyncWorker? = nil,
         doctor: Doctor? = nil, passed: Int32? = nil
@@ -156,7 +165,10 @@ enum ControlDispatcher {
                 return encode(ControlResponse(result: try await sync.passBaton(to: request.target)))
             case "stop", "pause", "resume", "lap":
                 let command = SessionCommandName(rawValue: request.command)!.command
-                return encode(ControlResponse(result: try await engine.command(command, keep: request.keep ?? false)))
+                return encode(
+                    ControlResponse(
+                        result: try await engine.command(
+                            command, keep: request.keep ?? false, units: try units(request))))
             case "delete":
                 guard let run = request.run else {
                     throw ControlError(
@@ -173,7 +185,8 @@ enum ControlDispatcher {
                     throw ControlError(
                         code: "bad_request", message: "show needs a run: its number, `last`, or a UUID prefix")
                 }
-                return encode(ControlResponse(result: try await engine.show(run)))
+                return encode(
+                    ControlResponse(result: try await engine.show(run, mileSplits: try units(request) == .miles)))
             case "export", "import":
                 return try await files(request, engine: engine, passed: passed)
             case "doctor":

@@ -138,6 +138,9 @@ public struct PackConfiguration: Sendable {
     public var privacyZones: [PrivacyZone] = []
     /// Days after which a synced run's raw data (RR intervals, the uploaded file) may be pruned.
     public var pruneRawAfterDays: Double?
+    /// How distances and paces are written for people (`[display] units`): the daemon's
+    /// messages, and the CLI's text when it is not given `--units`.
+    public var displayUnits: Units = .kilometers
 
     /// The link file: configured, or `store-link.json` beside the journal.
     public var resolvedLinkPath: String {
@@ -371,6 +374,14 @@ public struct PackConfiguration: Sendable {
         }
         try reader.section("capture") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.string("file"), !v.isEmpty { captureFile = v }
+        }
+        try reader.section("display") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
+            if let v = try s.string("units") {
+                guard let units = Units(rawValue: v) else {
+                    throw s.error("display.units", "is \"\(v)\"; it must be \"km\" or \"mi\"")
+                }
+                displayUnits = units
+            }
         }
         try reader.section("log") { (s: inout TOMLReader.Section) throws(ConfigurationError) in
             if let v = try s.string("level") {

@@ -62,14 +62,8 @@ extension PackEngine {
 
     /// Kilometre splits, as the recorder makes them, from the points and the timer.
     static func splits(_ activity: Activity) -> [Split] {
-        let timeline = TimerTimeline(events: activity.events)
-        var tracker = SplitTracker()
-        for point in activity.points {
-            tracker.add(
-                point, timerSeconds: timeline.timerSeconds(atOffset: Int64(point.elapsedSeconds) * nanosecondsPerSecond)
-            )
-        }
-        return tracker.finished(
+        SplitTracker.splits(
+            lengthMeters: 1000, points: activity.points, events: activity.events,
             distanceMeters: activity.summary.statistics.distanceMeters,
             timerSeconds: activity.summary.statistics.timerSeconds)
     }

@@ -104,6 +104,7 @@ extension PackEngine {
         }
         report.replay = replay
         report.gps.startWaitS = startWaitSeconds
+        report.units = units.rawValue
         if mode == .replay, replay?.finished == true {
             // The capture has ended: its clock stopped with its last event, so nothing it held
             // is current. Its sensors are not live, and there is no fix and no reading.
@@ -139,7 +140,8 @@ extension PackEngine {
         return (id, record)
     }
 
-    func show(_ reference: String) throws(ControlError) -> RunReport {
+    /// The run; with `mileSplits`, its splits per mile as well (for the CLI's text in miles).
+    func show(_ reference: String, mileSplits: Bool = false) throws(ControlError) -> RunReport {
         do {
             let (id, record) = try record(reference)
             var report = Self.report(record)
@@ -160,7 +162,8 @@ extension PackEngine {
                     avgCadenceSpm: s.averageCadence.map { Format.rounded($0, 1) },
                     avgPaceSPerKm: s.averagePaceSecondsPerKilometer.map { Format.rounded($0, 1) })
             }
-            report.events = try database.events(of: id).map {
+            let events = try database.events(of: id)
+            report.events = events.map {
                 EventReport(
                     offsetS: Format.rounded(Double($0.offsetNanoseconds) / 1e9, 3), kind: $0.kind.rawValue,
                     sensor: $0.sensor?.rawValue, detail: $0.detail)
@@ -170,6 +173,20 @@ extension PackEngine {
             {
                 report.countedIn = counting.countedIn
                 report.notCounted = counting.notCounted
+            }
+            if mileSplits, let summary = record.summary {
+                // The journal keeps kilometre splits only; miles come from the points, as the
+                // recorder made the kilometres from them.
+                report.mileSplits = SplitTracker.splits(
+                    lengthMeters: Units.metersPerMile, points: try database.points(of: id), events: events,
+                    distanceMeters: summary.statistics.distanceMeters, timerSeconds: summary.statistics.timerSeconds
+                ).map {
+                    MileSplitReport(
+                        mile: $0.kilometer, distanceM: Format.rounded($0.distanceMeters, 1),
+                        timeS: Format.rounded($0.seconds, 1),
+                        paceSPerKm: $0.paceSecondsPerKilometer.map { Format.rounded($0, 1) },
+                        avgHrBpm: $0.averageHeartRate.map { Format.rounded($0, 1) })
+                }
             }
             return report
         } catch let error as ControlError {
@@ -203,10 +220,11 @@ extension PackEngine {
         return report
     }
 
-    func commandReport(_ command: SessionCommand, runBefore: Int64?) -> CommandReport {
+    /// The reply to a session command; its distance in `units` (the configured ones when `nil`).
+    func commandReport(_ command: SessionCommand, runBefore: Int64?, units: Units? = nil) -> CommandReport {
         let state = pipeline.recorder.state
         let snapshot = pipeline.recorder.snapshot(at: now().0)
-        let distance = Format.distance(snapshot.distanceMeters ?? 0)
+        let distance = Format.distance(snapshot.distanceMeters ?? 0, units ?? self.units)
         let elapsed = Format.duration(snapshot.elapsedSeconds ?? 0)
         let run = session?.id?.rawValue ?? runBefore
         let message: String
@@ -240,7 +258,7 @@ extension PackEngine {
         switch report.state {
         case "recording", "paused":
             let run = report.runId.map { "run \($0)" } ?? "a run"
-            let distance = report.distanceM.map { String(format: "%.2f km", $0 / 1000) } ?? "0.00 km"
+            let distance = Format.distanceColumn(report.distanceM ?? 0, units)
             let verb = report.state == "paused" ? "Paused" : "Recording"
             return "\(verb) \(run), \(distance), GPS \(report.gps.fix)"
         default:

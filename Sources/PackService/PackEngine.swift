@@ -31,6 +31,8 @@ public actor PackEngine {
     var replay: ReplayReport?
     /// How long `handoff start` waits for a GPS fix (reported in `status`; the CLI waits).
     let startWaitSeconds: Double
+    /// `[display] units`: the units of the engine's messages and of `status`'s `units`.
+    let units: Units
     let recoveredRuns: [Int64]
     /// The latest time the recorder has been taken to, by an event or a tick.
     var processedUpTo: MonotonicInstant?
@@ -87,6 +89,7 @@ public actor PackEngine {
         self.recoveredRuns = recoveredRuns
         startWaitSeconds = configuration.gpsStartWaitSeconds
         discardShorterThanSeconds = configuration.discardShorterThanSeconds
+        units = configuration.displayUnits
         pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
         for sensor in sensors {
             self.sensors[sensor.id] = sensor
@@ -159,8 +162,11 @@ public actor PackEngine {
     }
 
     /// A session command from the CLI or the button, stamped now. A stop discards a run that is
-    /// worth nothing (see `worthKeeping`) unless `keep`.
-    func command(_ command: SessionCommand, keep: Bool = false) async throws(ControlError) -> CommandReport {
+    /// worth nothing (see `worthKeeping`) unless `keep`; the reply's distance in `units` (the
+    /// configured ones when `nil`).
+    func command(
+        _ command: SessionCommand, keep: Bool = false, units: Units? = nil
+    ) async throws(ControlError) -> CommandReport {
         let (monotonic, wall) = now()
         let runBefore = session?.id?.rawValue
         discarded = nil
@@ -171,7 +177,7 @@ public actor PackEngine {
         if let error = step.commandError {
             throw ControlError(code: Self.code(for: error), message: error.description)
         }
-        return commandReport(command, runBefore: runBefore)
+        return commandReport(command, runBefore: runBefore, units: units)
     }
 
     /// Whether a stopped run is kept: it lasted at least `discard_shorter_than_s`, or it has
@@ -321,7 +327,7 @@ public actor PackEngine {
                 appendToOpenRun { $0.finish = SessionBatch.Finish(summary: summary, wall: wall) }
                 commitNow = true
                 logger.info(
-                    "Run \(session?.description ?? "?") finished: \(Format.distance(summary.statistics.distanceMeters)) in \(Format.duration(summary.elapsedSeconds))",
+                    "Run \(session?.description ?? "?") finished: \(Format.distance(summary.statistics.distanceMeters, units)) in \(Format.duration(summary.elapsedSeconds))",
                     metadata: sessionMetadata)
                 session = nil
             }

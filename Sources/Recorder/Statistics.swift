@@ -1,8 +1,11 @@
 import HandoffModel
 
 /// Per-kilometre splits from consecutive points, interpolating the moment each kilometre was
-/// crossed between the two points around it.
+/// crossed between the two points around it. With another length (a mile, for `handoff show
+/// --units mi`), a split's `kilometer` is its number in those lengths.
 public struct SplitTracker: Hashable, Sendable {
+    /// The length of a split, in metres.
+    public let lengthMeters: Double
     private var splits: [Split] = []
     private var lastDistance: Double = 0
     private var lastTimer: Double = 0
@@ -10,7 +13,27 @@ public struct SplitTracker: Hashable, Sendable {
     private var heartRateSum = 0
     private var heartRateCount = 0
 
-    public init() {}
+    public init(lengthMeters: Double = 1000) {
+        precondition(lengthMeters > 0 && lengthMeters.isFinite, "a split must have a length")
+        self.lengthMeters = lengthMeters
+    }
+
+    /// Splits of `lengthMeters` of a finished run, from its points (in elapsed order) and the
+    /// pauses in its events, as the recorder made its kilometre splits while recording; the run's
+    /// summary gives the final distance and timer for the last, partial split.
+    public static func splits(
+        lengthMeters: Double, points: [RecordPoint], events: [SessionEvent], distanceMeters: Double,
+        timerSeconds: Double
+    ) -> [Split] {
+        let timeline = TimerTimeline(events: events)
+        var tracker = SplitTracker(lengthMeters: lengthMeters)
+        for point in points {
+            tracker.add(
+                point, timerSeconds: timeline.timerSeconds(atOffset: Int64(point.elapsedSeconds) * nanosecondsPerSecond)
+            )
+        }
+        return tracker.finished(distanceMeters: distanceMeters, timerSeconds: timerSeconds)
+    }
 
     /// Adds a point with the timer time (pauses excluded) at its moment.
     public mutating func add(_ point: RecordPoint, timerSeconds: Double) {
@@ -19,13 +42,13 @@ public struct SplitTracker: Hashable, Sendable {
             heartRateSum += hr
             heartRateCount += 1
         }
-        while distance >= Double(splits.count + 1) * 1000 {
-            let boundary = Double(splits.count + 1) * 1000
+        while distance >= Double(splits.count + 1) * lengthMeters {
+            let boundary = Double(splits.count + 1) * lengthMeters
             let fraction = distance > lastDistance ? (boundary - lastDistance) / (distance - lastDistance) : 1
             let crossing = lastTimer + fraction * (timerSeconds - lastTimer)
             splits.append(
                 Split(
-                    kilometer: splits.count + 1, distanceMeters: 1000, seconds: crossing - splitStartTimer,
+                    kilometer: splits.count + 1, distanceMeters: lengthMeters, seconds: crossing - splitStartTimer,
                     averageHeartRate: heartRateCount > 0 ? Double(heartRateSum) / Double(heartRateCount) : nil))
             splitStartTimer = crossing
             heartRateSum = 0
@@ -37,10 +60,10 @@ public struct SplitTracker: Hashable, Sendable {
         lastTimer = timerSeconds
     }
 
-    /// The splits, with a final partial kilometre when at least 10 m of one was run.
+    /// The splits, with a final partial one when at least 10 m of one was run.
     public func finished(distanceMeters: Double, timerSeconds: Double) -> [Split] {
         var result = splits
-        let partial = distanceMeters - Double(splits.count) * 1000
+        let partial = distanceMeters - Double(splits.count) * lengthMeters
         if partial >= 10 {
             result.append(
                 Split(

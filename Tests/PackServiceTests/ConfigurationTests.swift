@@ -162,6 +162,7 @@ struct ConfigurationTests {
         #expect(c.syncRetryMaximumSeconds == defaults.syncRetryMaximumSeconds)
         #expect(c.syncTimeoutSeconds == defaults.syncTimeoutSeconds && c.privacyZones == defaults.privacyZones)
         #expect(c.pruneRawAfterDays == defaults.pruneRawAfterDays && c.replayStartNow == defaults.replayStartNow)
+        #expect(c.displayUnits == defaults.displayUnits)
     }
 
     @Test("Sync and privacy settings are read, and mistakes name the key")
