@@ -18,32 +18,13 @@ struct StoreStartTests {
         #expect(result.stderr == "handoff-store: \(sentence)\n", "\(result.stderr)")
     }
 
-    /// A socket listening on 127.0.0.1: another program on the port.
-    static func listen() throws -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound, Glibc.listen(fd, 1) == 0 else {
-            close(fd)
-            throw StoreStartFailure(description: "could not listen on a loopback port")
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
     @Test(
         "A port in use is refused in one sentence naming --port and HANDOFF_STORE_PORT, and the data directory is not made"
     )
     func portInUse() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (fd, port) = try Self.listen()
+        let (fd, port) = try listenOnLoopback(backlog: 1)
         defer { close(fd) }
         let data = directory.file("data").path
         let sentence =
@@ -149,8 +130,4 @@ struct StoreStartTests {
         let result = try runProcess(Products.url("handoff-store"), ["--version"])
         #expect(result.status == 0 && result.stdout == StoreVersion.current + "\n")
     }
-}
-
-struct StoreStartFailure: Error, CustomStringConvertible {
-    let description: String
 }

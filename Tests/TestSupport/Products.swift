@@ -86,6 +86,30 @@ public func freeLoopbackPort(udp: Bool = false) -> UInt16 {
     return UInt16(bigEndian: address.sin_port)
 }
 
+/// A TCP socket listening on 127.0.0.1 at a port the kernel picks (with SO_REUSEADDR): the
+/// descriptor, which the caller closes, and the port.
+public func listenOnLoopback(backlog: Int32 = 16) throws -> (fd: Int32, port: UInt16) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE) }
+    var yes: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    guard bound, listen(fd, backlog) == 0 else {
+        let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
+        close(fd)
+        throw error
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+}
+
 /// A program from Debian's packages, when it is installed (`scripts/setup --test` installs them).
 public func systemProgram(_ name: String) -> URL? {
     for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
