@@ -33,6 +33,7 @@ let package = Package(
         // Declared for the products the store imports directly (Hummingbird brings them anyway).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // Pure modules: no I/O.
@@ -52,7 +53,7 @@ let package = Package(
         .target(
             name: "PackSensors",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "GATT", "BlueZ",
+                "HandoffModel", "SensorCodecs", "GATT", "BlueZ", "CPackSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -103,6 +104,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.copy("Resources/openapi.json")]),
 
@@ -110,8 +112,9 @@ let package = Package(
         .executableTarget(
             name: "handoffd",
             dependencies: [
-                "HandoffModel", "PackService",
+                "HandoffModel", "PackControl", "PackService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "handoff", dependencies: ["HandoffModel", "PackCLI"]),
         .executableTarget(
@@ -120,6 +123,7 @@ let package = Package(
                 "GroupStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // Work loads for scripts/bench (callgrind); not part of a pack.
         .executableTarget(
@@ -134,12 +138,14 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["ActivityFormats", "SensorCodecs", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ActivityFormats", "HandoffModel", "SensorCodecs", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "SensorCodecsTests",
             dependencies: [
-                "SensorCodecs", "TestSupport",
+                "HandoffModel", "SensorCodecs", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
@@ -156,23 +162,27 @@ let package = Package(
             ]),
         .testTarget(
             name: "RecorderTests",
-            dependencies: ["Recorder", "RunSimulator", "SensorCodecs", "TestSupport"]),
+            dependencies: ["HandoffModel", "Recorder", "RunSimulator", "SensorCodecs", "TestSupport"]),
         .testTarget(
             name: "RunSimulatorTests",
-            dependencies: ["RunSimulator", "SensorCodecs", "TestSupport"]),
+            dependencies: ["HandoffModel", "RunSimulator", "SensorCodecs", "TestSupport"]),
         .testTarget(
             name: "PackSensorsTests",
-            dependencies: ["PackSensors", "BlueZ", "SensorCodecs", "TestSupport"]),
+            dependencies: [
+                "PackSensors", "BlueZ", "HandoffModel", "SensorCodecs", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "PackStorageTests",
             dependencies: [
-                "PackStorage", "Recorder", "TestSupport",
+                "HandoffModel", "PackStorage", "Recorder", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "PackServiceTests",
             dependencies: [
-                "PackService", "PackControl", "PackSensors", "PackStorage", "RunSimulator", "TestSupport",
+                "HandoffModel", "PackService", "PackControl", "PackSensors", "PackStorage", "RunSimulator",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -182,6 +192,8 @@ let package = Package(
                 "GroupStore", "ActivityFormats", "HandoffModel", "TestSupport", "WebForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "PackSyncTests",
@@ -190,6 +202,7 @@ let package = Package(
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -200,3 +213,11 @@ let package = Package(
             ]),
     ]
 )
+
+// CI (.ci/run sets HANDOFF_WARNINGS_AS_ERRORS=1) treats a warning in our own Swift targets as an
+// error; the packages we depend on keep theirs. A developer's loop keeps warnings as warnings.
+if Context.environment["HANDOFF_WARNINGS_AS_ERRORS"] == "1" {
+    for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-warnings-as-errors"])]
+    }
+}

@@ -70,7 +70,7 @@ struct SyncTests {
             for look in 1...2 { #expect(try await pack.worker.lookedAgain(), "look \(look): the worker made no pass") }
             #expect(await pack.worker.status().queued.first?.attempts == attempts)
             // A person asks again: it is tried (and refused) once more.
-            try await pack.worker.requestSync(now: true, anywhere: false)
+            await pack.worker.requestSync(now: true, anywhere: false)
             // Waits for the attempt itself (a fixed 500 ms was too short on a loaded machine).
             let retried = ContinuousClock.now + .seconds(120)
             while await pack.worker.status().queued.first?.attempts == attempts, ContinuousClock.now < retried {
@@ -194,7 +194,7 @@ struct SyncTests {
                 try await Task.sleep(for: .milliseconds(200))
             }
             proxy.setFaults(false)
-            for pack in list { try await pack.worker.requestSync(now: true, anywhere: false) }
+            for pack in list { await pack.worker.requestSync(now: true, anywhere: false) }
             for pack in list { try await pack.waitUntilSynced(timeout: .seconds(120)) }
             for pack in list { await pack.worker.stop() }
             for worker in workers { await worker.value }

@@ -15,12 +15,9 @@ public final class CapturedLog: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
 
-    public func log(
-        level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
-        let all = metadata.merging(extra ?? [:]) { $1 }
-        lines.withLock { $0.append((level, "\(level) \(message) \(all)")) }
+    public func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        lines.withLock { $0.append((event.level, "\(event.level) \(event.message) \(all)")) }
     }
 
     /// Every message so far, one a line: its level, the message, its metadata.
