@@ -72,11 +72,12 @@ public enum BLEPairing {
             return (address, device?.addressType ?? .lePublic, device?.advertising.name)
         }
         var seen: [String] = []
-        let deadline = LiveClock.monotonic().seconds + scanSeconds
-        while LiveClock.monotonic().seconds < deadline {
+        let deadline = PackClock.system.monotonic().seconds + scanSeconds
+        while PackClock.system.monotonic().seconds < deadline {
             let found: [Found]
             do {
-                found = try scan(adapter: adapter, seconds: min(2, deadline - LiveClock.monotonic().seconds)).found
+                found = try scan(adapter: adapter, seconds: min(2, deadline - PackClock.system.monotonic().seconds))
+                    .found
             } catch {
                 throw .bluetooth(error)
             }

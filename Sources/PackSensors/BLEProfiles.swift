@@ -61,7 +61,7 @@ final class BLEConnection {
 
     init(bearer: SocketATTBearer) {
         self.bearer = bearer
-        client = GATTClient(bearer: bearer, now: { LiveClock.monotonic().seconds })
+        client = GATTClient(bearer: bearer, now: { PackClock.system.monotonic().seconds })
     }
 
     /// Connects, exchanges MTU and discovers everything a sensor needs.

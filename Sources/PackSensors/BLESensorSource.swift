@@ -105,16 +105,16 @@ public struct BLESensorSource: LiveSource {
             metadata: ["sensor.id": "\(descriptor.id)", "mtu": "\(connection.client.mtu)"])
         let id = descriptor.id
         // Read once on connecting, notifying or not: a battery notifies only when it changes.
-        var nextBatteryRead = LiveClock.monotonic().seconds
+        var nextBatteryRead = PackClock.system.monotonic().seconds
         var batteryRead = false
         while !stop.isSet {
             if let handle = batteryHandle, !batteryNotifies || !batteryRead,
-                LiveClock.monotonic().seconds >= nextBatteryRead
+                PackClock.system.monotonic().seconds >= nextBatteryRead
             {
                 batteryRead = true
                 nextBatteryRead += batteryPollSeconds
                 if let value = try? connection.client.read(handle) {
-                    emit(LiveClock.stamp(.payload(sensor: id, kind: .batteryLevel, .bytes(value))))
+                    emit(PackClock.system.stamp(.payload(sensor: id, kind: .batteryLevel, .bytes(value))))
                 }
             }
             guard let value = try connection.client.nextValue(timeout: 0.5) else { continue }
@@ -126,7 +126,7 @@ public struct BLESensorSource: LiveSource {
             } else {
                 continue  // a characteristic we did not subscribe to
             }
-            emit(LiveClock.stamp(.payload(sensor: id, kind: kind, .bytes(value.value))))
+            emit(PackClock.system.stamp(.payload(sensor: id, kind: kind, .bytes(value.value))))
         }
         return "stopped"
     }

@@ -162,16 +162,17 @@ public struct ClassicStrapSource: LiveSource {
         link.up(reason: "connected over RFCOMM", emit: emit)
         logger.info("Strap connected", metadata: ["sensor.id": "\(descriptor.id)"])
         var framer = ClassicStrapFramer(profile: profile)
-        var lastFrame = LiveClock.monotonic().seconds
+        var lastFrame = PackClock.system.monotonic().seconds
         let id = descriptor.id
         while !stop.isSet {
             let bytes = try stream.read(timeout: 0.5)
-            let now = LiveClock.monotonic()
+            let now = PackClock.system.monotonic()
             let before = framer.frames
             framer.append(bytes) { kind, payload in
                 emit(
                     CaptureEvent(
-                        monotonic: now, wall: LiveClock.wall(), body: .payload(sensor: id, kind: kind, .bytes(payload)))
+                        monotonic: now, wall: PackClock.system.wall(),
+                        body: .payload(sensor: id, kind: kind, .bytes(payload)))
                 )
             }
             if framer.frames > before {
@@ -237,8 +238,8 @@ public enum ClassicPairing {
         var battery: Int?
         var firmware: String?
         var received = 0
-        let deadline = LiveClock.monotonic().seconds + frameTimeout
-        while framer.frames == 0, LiveClock.monotonic().seconds < deadline {
+        let deadline = PackClock.system.monotonic().seconds + frameTimeout
+        while framer.frames == 0, PackClock.system.monotonic().seconds < deadline {
             let bytes: [UInt8]
             do { bytes = try stream.read(timeout: 0.5) } catch { throw .bluetooth(error) }
             received += bytes.count

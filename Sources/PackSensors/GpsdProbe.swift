@@ -1,4 +1,5 @@
 import Foundation
+import HandoffModel
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -43,10 +44,10 @@ public struct GpsdProbe: Sendable {
             return result
         }
         defer { close(fd) }
-        let start = LiveClock.monotonic()
+        let start = PackClock.system.monotonic()
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 8192)
-        while LiveClock.monotonic().seconds(since: start) < timeout, result.mode < 2 {
+        while PackClock.system.monotonic().seconds(since: start) < timeout, result.mode < 2 {
             guard waitReadable(fd, timeout: 0.25) else { continue }
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0, errno == EINTR { continue }

@@ -63,10 +63,10 @@ public struct GpsdSource: LiveSource {
     ) -> String {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
-        var lastData = LiveClock.monotonic()
+        var lastData = PackClock.system.monotonic()
         while !stop.isSet {
             guard waitReadable(fd, timeout: 0.25) else {
-                if LiveClock.monotonic().seconds(since: lastData) > silenceTimeout {
+                if PackClock.system.monotonic().seconds(since: lastData) > silenceTimeout {
                     return "gpsd sent nothing for \(Int(silenceTimeout)) s"
                 }
                 continue
@@ -75,7 +75,7 @@ public struct GpsdSource: LiveSource {
             if n < 0, errno == EINTR { continue }
             if n == 0 { return "gpsd closed the connection" }
             if n < 0 { return "reading from gpsd: \(String(cString: strerror(errno)))" }
-            lastData = LiveClock.monotonic()
+            lastData = PackClock.system.monotonic()
             buffer.append(contentsOf: chunk[..<n])
             var start = 0
             while let newline = buffer[start...].firstIndex(of: 0x0A) {
@@ -86,7 +86,7 @@ public struct GpsdSource: LiveSource {
                     if line.contains(#""class":"DEVICES""#) || line.contains(#""class":"DEVICE""#) {
                         logger.info("gpsd devices", metadata: ["sensor.id": "\(descriptor.id)", "report": "\(line)"])
                     }
-                    emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .gpsd, .text(line))))
+                    emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .gpsd, .text(line))))
                 }
                 start = newline + 1
             }

@@ -6,27 +6,6 @@ import Synchronization
     import Glibc
 #endif
 
-/// The pack's clocks as sources stamp what they read: `CLOCK_MONOTONIC` orders everything,
-/// `CLOCK_REALTIME` dates it (and may be wrong on a Pi without a real-time clock).
-public enum LiveClock {
-    public static func monotonic() -> MonotonicInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return MonotonicInstant(nanoseconds: Int64(ts.tv_sec) * nanosecondsPerSecond + Int64(ts.tv_nsec))
-    }
-
-    public static func wall() -> WallInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return WallInstant(nanosecondsSinceEpoch: Int64(ts.tv_sec) * nanosecondsPerSecond + Int64(ts.tv_nsec))
-    }
-
-    /// An event body stamped now.
-    public static func stamp(_ body: CaptureEvent.Body) -> CaptureEvent {
-        CaptureEvent(monotonic: monotonic(), wall: wall(), body: body)
-    }
-}
-
 /// A one-way flag: set by whoever stops a source, read by the source's loop.
 public final class StopSignal: Sendable {
     private let flag = Atomic<Bool>(false)
@@ -99,8 +78,8 @@ struct LinkKeeper {
     /// The device answered.
     mutating func up(reason: String, emit: (CaptureEvent) -> Void) {
         if !linked {
-            emit(LiveClock.stamp(.link(sensor: sensor, state: .connected, reason: reason)))
-            upSince = LiveClock.monotonic()
+            emit(PackClock.system.stamp(.link(sensor: sensor, state: .connected, reason: reason)))
+            upSince = PackClock.system.monotonic()
         }
         linked = true
         backoff.reset()
@@ -111,10 +90,10 @@ struct LinkKeeper {
     mutating func down(
         reason: String, emit: (CaptureEvent) -> Void, stop: StopSignal, warn: (_ attempts: Int) -> Void
     ) {
-        if linked, let upSince, LiveClock.monotonic().seconds(since: upSince) >= steadyAfter { attempts = 0 }
+        if linked, let upSince, PackClock.system.monotonic().seconds(since: upSince) >= steadyAfter { attempts = 0 }
         attempts += 1
         if linked {
-            emit(LiveClock.stamp(.link(sensor: sensor, state: .disconnected, reason: reason)))
+            emit(PackClock.system.stamp(.link(sensor: sensor, state: .disconnected, reason: reason)))
             linked = false
         }
         if attempts == 1 || attempts % 30 == 0 { warn(attempts) }

@@ -42,7 +42,7 @@ public struct IIOStepCounterSource: LiveSource {
                 continue
             }
             link.up(reason: device.directory, emit: emit)
-            emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(count)))))
+            emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(count)))))
             _ = stop.sleep(seconds: period)
         }
     }
@@ -118,7 +118,7 @@ public struct IIOAccelerometerSource: LiveSource {
             var detector = StepDetector(sampleRate: rate)
             let scale = scales()
             let offset = offsets()
-            emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
+            emit(PackClock.system.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
             var reason: String?
             if let layout = bufferedLayout(), let path = Optional(deviceRoot + "/" + device.name),
                 access(path, R_OK) == 0
@@ -141,9 +141,9 @@ public struct IIOAccelerometerSource: LiveSource {
             }
             if stop.isSet { break }
             detector.finish()
-            emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(detector.count)))))
+            emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(detector.count)))))
             let why = reason ?? "stopped"
-            emit(LiveClock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: why)))
+            emit(PackClock.system.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: why)))
             logger.warning("The accelerometer stopped: \(why); retrying", metadata: ["sensor.id": "\(descriptor.id)"])
             _ = stop.sleep(seconds: backoff.delay())
         }
@@ -160,7 +160,7 @@ public struct IIOAccelerometerSource: LiveSource {
             guard count != lastCount || t - lastReport >= 1 else { return }
             lastReport = t
             lastCount = count
-            emit(LiveClock.stamp(.payload(sensor: id, kind: .steps, .text(String(count)))))
+            emit(PackClock.system.stamp(.payload(sensor: id, kind: .steps, .text(String(count)))))
         }
     }
 
@@ -224,7 +224,7 @@ public struct IIOAccelerometerSource: LiveSource {
         rate: Double, scale: [Double], offset: [Double], _ detector: inout StepDetector,
         _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopSignal
     ) -> String {
-        let start = LiveClock.monotonic()
+        let start = PackClock.system.monotonic()
         var reporter = Reporter()
         var next = 0.0
         while !stop.isSet {
@@ -235,11 +235,11 @@ public struct IIOAccelerometerSource: LiveSource {
                 }
                 values[i] = (raw + offset[i]) * scale[i]
             }
-            let t = LiveClock.monotonic().seconds(since: start)
+            let t = PackClock.system.monotonic().seconds(since: start)
             detector.add(time: t, x: values[0], y: values[1], z: values[2])
             reporter.report(detector.count, at: t, descriptor.id, emit)
             next += 1 / rate
-            let wait = next - LiveClock.monotonic().seconds(since: start)
+            let wait = next - PackClock.system.monotonic().seconds(since: start)
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         }
         return "stopped"

@@ -73,10 +73,10 @@ public struct SerialNMEASource: LiveSource {
                     metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device)", "baud": "\(baudRate)"])
                 link.up(reason: device, emit: emit)
                 var framer = NMEAFramer()
-                var lastData = LiveClock.monotonic()
+                var lastData = PackClock.system.monotonic()
                 while !stop.isSet {
                     guard waitReadable(fd, timeout: 0.25) else {
-                        if LiveClock.monotonic().seconds(since: lastData) > 10 {
+                        if PackClock.system.monotonic().seconds(since: lastData) > 10 {
                             reason = "the receiver sent nothing for 10 s"
                             break
                         }
@@ -93,10 +93,10 @@ public struct SerialNMEASource: LiveSource {
                         reason = "reading \(device): \(String(cString: strerror(errno)))"
                         break
                     }
-                    lastData = LiveClock.monotonic()
+                    lastData = PackClock.system.monotonic()
                     framer.append(chunk[..<n]) { line in
                         let text = String(decoding: line, as: UTF8.self)
-                        emit(LiveClock.stamp(.payload(sensor: descriptor.id, kind: .nmea, .text(text))))
+                        emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .nmea, .text(text))))
                     }
                 }
             } catch {

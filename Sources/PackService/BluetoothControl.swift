@@ -118,7 +118,7 @@ struct BluetoothControl: Sendable {
         if let existing { runner.stop(existing.id) }
         let adapter = configuration.bluetoothAdapter
         let timeout = configuration.bluetoothConnectTimeout
-        let now = PackClock.wall().nanosecondsSinceEpoch
+        let now = PackClock.system.wall().nanosecondsSinceEpoch
         // Answer the kernel's PIN request for this strap while it pairs.
         let usedPIN = pin ?? profile.defaultPIN
         pins.set(address.description, pin: usedPIN)
@@ -193,7 +193,7 @@ struct BluetoothControl: Sendable {
         let adapter = configuration.bluetoothAdapter
         let timeout = configuration.bluetoothConnectTimeout
         let requested = kind
-        let now = PackClock.wall().nanosecondsSinceEpoch
+        let now = PackClock.system.wall().nanosecondsSinceEpoch
         let result = await offPool { () -> Result<PairedSensor, BLEPairing.Failure> in
             do throws(BLEPairing.Failure) {
                 let (address, type, name) = try BLEPairing.resolve(target, adapter: adapter, scanSeconds: 10)

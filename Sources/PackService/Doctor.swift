@@ -21,6 +21,8 @@ struct Doctor: Sendable {
     let sync: SyncWorker?
     /// How long the gpsd check waits for a fix.
     var gpsTimeout = 5.0
+    /// The clocks the engine records with (when the engine answers, its own).
+    var systemClock = PackClock.system
 
     func run() async -> [DoctorCheck] {
         let status = await engine?.status()
@@ -152,7 +154,7 @@ struct Doctor: Sendable {
                     action: "put the strap on, then `handoff scan` and `handoff pair ADDRESS`")
             ]
         }
-        let now = PackClock.wall().nanosecondsSinceEpoch
+        let now = PackClock.system.wall().nanosecondsSinceEpoch
         return paired.map { sensor in
             let id = "sensor.\(sensor.id)"
             let name = "\(sensor.name ?? sensor.id.rawValue) (\(sensor.kind.rawValue))"
@@ -251,14 +253,14 @@ struct Doctor: Sendable {
     }
 
     func clock(_ status: StatusReport?) -> DoctorCheck {
-        if pack_clock_synchronized() < 0, getenv("HANDOFF_CLOCK_SYNCHRONIZED") == nil {
+        if !PackClock.systemCanTellSynchronization {
             return DoctorCheck(
                 "clock", .warning, "cannot tell whether the clock is synchronised: adjtimex(2) is refused",
                 action:
                     "allow adjtimex and clock_adjtime in the unit (hw/systemd/handoffd.service does; ProtectClock=yes blocks them)"
             )
         }
-        if PackClock.isSynchronized() {
+        if (engine?.clock ?? systemClock).isSynchronized() {
             return DoctorCheck("clock", .ok, "the system clock is synchronised (the kernel's NTP status)")
         }
         if status?.gps.clock == "gps" {

@@ -40,7 +40,7 @@ public enum PackDaemon {
                 atPath: databaseDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         }
         let database = try PackDatabase(path: configuration.databasePath, logger: logger)
-        let recovered = try database.recoverOpenSessions(now: PackClock.wall())
+        let recovered = try database.recoverOpenSessions(now: PackClock.system.wall())
         for run in recovered {
             logger.warning(
                 "Recovered a run left open by a crash or power cut: run \(run.id), \(run.pointCount) points, ended at its last saved second (\(run.lastElapsedSeconds) s)",

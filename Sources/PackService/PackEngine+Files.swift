@@ -45,8 +45,8 @@ extension PackEngine {
                 uuid: UUID().uuidString.lowercased(), source: "import:\(format.rawValue)", startWall: activity.start,
                 points: activity.points, rrIntervals: activity.rrIntervals, events: activity.events,
                 laps: activity.laps,
-                summary: summary, now: PackClock.wall())
-            runFinished?()
+                summary: summary, now: clock.wall())
+            journal.runFinished?()
             logger.info(
                 "Imported a run",
                 metadata: [

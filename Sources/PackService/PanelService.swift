@@ -165,7 +165,7 @@ final class PanelService: Service, Sendable {
         var decoder = ButtonDecoder(debounce: debounce, longPress: longPress)
         var failures = 0
         while !stopping.isSet {
-            let now = PackClock.monotonic()
+            let now = PackClock.system.monotonic()
             let wait = decoder.nextDeadline.map { max(0.001, $0.seconds(since: now)) } ?? 0.25
             do {
                 var presses: [ButtonDecoder.Press] = []
@@ -176,7 +176,7 @@ final class PanelService: Service, Sendable {
                     presses += decoder.edge(pressed: next.pressed, at: next.at)
                     edge = try line.nextEdge(timeout: 0)
                 }
-                presses += decoder.advance(to: PackClock.monotonic())
+                presses += decoder.advance(to: PackClock.system.monotonic())
                 for press in presses { act(on: press) }
                 failures = 0
             } catch {
@@ -225,15 +225,15 @@ final class PanelService: Service, Sendable {
         // The pattern on the line and when it began: it begins (lit) when this thread first
         // shows it, so a new pattern is seen at once however late the thread runs.
         var showing: LEDPattern?
-        var since = PackClock.monotonic()
+        var since = PackClock.system.monotonic()
         while !stopping.isSet {
-            let look = PackClock.monotonic()
+            let look = PackClock.system.monotonic()
             let pattern = shown.withLock { $0 }
             if pattern != showing {
                 showing = pattern
-                since = PackClock.monotonic()
+                since = PackClock.system.monotonic()
             }
-            let elapsed = Int(PackClock.monotonic().seconds(since: since) * 1000)
+            let elapsed = Int(PackClock.system.monotonic().seconds(since: since) * 1000)
             let level = pattern.level(atMs: elapsed)
             if lit != level.lit {
                 do {

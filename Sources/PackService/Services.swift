@@ -34,7 +34,8 @@ struct TickService: Service {
                 if let due {
                     // 5 ms after the grid moment: the point is due, and a notification stamped just
                     // before it has had time to reach the engine and be in it.
-                    wait = min(wait, max(10_000_000, due.nanoseconds - PackClock.monotonic().nanoseconds + 5_000_000))
+                    wait = min(
+                        wait, max(10_000_000, due.nanoseconds - engine.clock.monotonic().nanoseconds + 5_000_000))
                 }
                 try await Task.sleep(for: .nanoseconds(wait))
                 due = await engine.tick()
@@ -93,13 +94,14 @@ struct ReplayService: Service {
                         }
                     }
                     if startNow, let wall = event.wall {
-                        let shift = wallShift ?? (PackClock.wall().nanosecondsSinceEpoch - wall.nanosecondsSinceEpoch)
+                        let shift =
+                            wallShift ?? (engine.clock.wall().nanosecondsSinceEpoch - wall.nanosecondsSinceEpoch)
                         wallShift = shift
                         event.wall = wall.advanced(byNanoseconds: shift)
                     }
                     if restamp {
-                        event.monotonic = LiveClock.monotonic()
-                        event.wall = LiveClock.wall()
+                        event.monotonic = PackClock.system.monotonic()
+                        event.wall = PackClock.system.wall()
                     }
                     await engine.ingest(event)
                     count += 1

@@ -1,6 +1,8 @@
 import CPackSystem
 import Foundation
+import HandoffModel
 import Logging
+import PackSensors
 import ServiceLifecycle
 import Synchronization
 
@@ -61,11 +63,11 @@ public final class RecorderHeartbeat: Sendable {
 
     public init() { beat() }
 
-    public func beat() { stamp.store(PackClock.monotonic().nanoseconds, ordering: .releasing) }
+    public func beat() { stamp.store(PackClock.system.monotonic().nanoseconds, ordering: .releasing) }
 
     /// Seconds since the last beat.
     public var age: Double {
-        Double(PackClock.monotonic().nanoseconds - stamp.load(ordering: .acquiring)) / 1e9
+        Double(PackClock.system.monotonic().nanoseconds - stamp.load(ordering: .acquiring)) / 1e9
     }
 }
 

@@ -59,14 +59,15 @@ enum HandoffBench {
         }
         server.start()
 
-        let client = GATTClient(bearer: SocketATTBearer(adopting: fds[0]), now: { LiveClock.monotonic().seconds })
+        let client = GATTClient(
+            bearer: SocketATTBearer(adopting: fds[0]), now: { PackClock.system.monotonic().seconds })
         let sensor = SensorID("F0:F0:F0:00:00:01")
         var pipeline = RunPipeline(sensors: [SensorDescriptor(id: sensor, kind: .heartRate, transport: "ble")])
-        _ = pipeline.process(CaptureEvent(monotonic: LiveClock.monotonic(), body: .command(.start)))
+        _ = pipeline.process(CaptureEvent(monotonic: PackClock.system.monotonic(), body: .command(.start)))
         var decoded = 0
         var points = 0
         // Stamped a second apart, as a strap sends them, so that each makes a record point.
-        let start = LiveClock.monotonic()
+        let start = PackClock.system.monotonic()
         while let value = try? client.nextValue(timeout: 5) {
             decoded += 1
             let event = CaptureEvent(
@@ -117,12 +118,12 @@ enum HandoffBench {
         let stream = RFCOMMStream(adopting: fds[0])
         let sensor = SensorID("00:07:80:12:34:56")
         var pipeline = RunPipeline(sensors: [SensorDescriptor(id: sensor, kind: .heartRate, transport: "rfcomm")])
-        _ = pipeline.process(CaptureEvent(monotonic: LiveClock.monotonic(), body: .command(.start)))
+        _ = pipeline.process(CaptureEvent(monotonic: PackClock.system.monotonic(), body: .command(.start)))
         var framer = ClassicStrapFramer(profile: .zephyrHxM)
         var points = 0
         var rr = 0
         var frames = 0
-        let start = LiveClock.monotonic()
+        let start = PackClock.system.monotonic()
         while true {
             guard let bytes = try? stream.read(timeout: 5), !bytes.isEmpty else { break }
             framer.append(bytes) { kind, payload in

@@ -2,6 +2,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackControl
+import PackSensors
 import PackStorage
 import Synchronization
 import TestSupport
@@ -191,9 +192,9 @@ final class SimulatedGPIO: ButtonLine, LEDLine, @unchecked Sendable {
     func nextEdge(timeout: Double) throws -> ButtonEdge? {
         lock.lock()
         defer { lock.unlock() }
-        let deadline = PackClock.monotonic().advanced(byNanoseconds: Int64(timeout * 1e9))
+        let deadline = PackClock.system.monotonic().advanced(byNanoseconds: Int64(timeout * 1e9))
         while true {
-            let now = PackClock.monotonic()
+            let now = PackClock.system.monotonic()
             if let first = edges.first, first.at <= now { return edges.removeFirst() }
             let until = min(deadline, edges.first?.at ?? deadline)
             if now >= deadline { return nil }
@@ -203,7 +204,7 @@ final class SimulatedGPIO: ButtonLine, LEDLine, @unchecked Sendable {
 
     func set(lit: Bool) throws {
         lock.lock()
-        ledLevels.append((lit, PackClock.monotonic()))
+        ledLevels.append((lit, PackClock.system.monotonic()))
         lock.unlock()
     }
 
@@ -219,7 +220,7 @@ final class SimulatedGPIO: ButtonLine, LEDLine, @unchecked Sendable {
     /// A press that began `ago` seconds ago and lasted `held` (a reader that is late finds all
     /// its edges waiting, as in the kernel's queue).
     func pressed(secondsAgo ago: Double, held: Double) {
-        let start = PackClock.monotonic().advanced(byNanoseconds: -Int64(ago * 1e9))
+        let start = PackClock.system.monotonic().advanced(byNanoseconds: -Int64(ago * 1e9))
         func at(_ seconds: Double) -> MonotonicInstant { start.advanced(byNanoseconds: Int64(seconds * 1e9)) }
         enqueue(
             [(0, true), (0.001, false), (0.002, true), (held, false)].map { ButtonEdge(pressed: $0.1, at: at($0.0)) })
@@ -228,14 +229,14 @@ final class SimulatedGPIO: ButtonLine, LEDLine, @unchecked Sendable {
     /// A press from now, held `held` seconds, with contact bounce at both ends (edges 1 ms
     /// apart); returns when it is over.
     func press(held: Double) async throws {
-        let start = PackClock.monotonic()
+        let start = PackClock.system.monotonic()
         func at(_ seconds: Double) -> MonotonicInstant { start.advanced(byNanoseconds: Int64(seconds * 1e9)) }
         let script: [(Double, Bool)] = [
             (0, true), (0.001, false), (0.002, true), (0.003, false), (0.004, true),
             (held, false), (held + 0.001, true), (held + 0.002, false),
         ]
         enqueue(script.map { ButtonEdge(pressed: $0.1, at: at($0.0)) })
-        while PackClock.monotonic() < at(held + 0.05) { try await Task.sleep(for: .milliseconds(20)) }
+        while PackClock.system.monotonic() < at(held + 0.05) { try await Task.sleep(for: .milliseconds(20)) }
     }
 }
 
