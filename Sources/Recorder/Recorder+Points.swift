@@ -8,34 +8,34 @@ extension Recorder {
         guard let start, isActive else { return [] }
         var out: [RecorderOutput] = []
         while true {
-            let boundary = start.monotonic.advanced(byNanoseconds: Int64(nextElapsed) * nanosecondsPerSecond)
+            let boundary = start.monotonic.advanced(byNanoseconds: Int64(grid.nextElapsed) * nanosecondsPerSecond)
             guard boundary <= time else { break }
             if state == .recording {
                 out.append(contentsOf: checkGaps(at: boundary))
-                let point = makePoint(at: boundary, elapsed: nextElapsed)
+                let point = makePoint(at: boundary, elapsed: grid.nextElapsed)
                 out.append(.point(point))
                 if let lap = account(point, at: boundary) { out.append(.lap(lap)) }
             }
-            nextElapsed += 1
+            grid.nextElapsed += 1
         }
         return out
     }
 
     private mutating func makePoint(at boundary: MonotonicInstant, elapsed: Int) -> RecordPoint {
-        var point = RecordPoint(elapsedSeconds: elapsed, distanceMeters: distance.totalMeters)
+        var point = RecordPoint(elapsedSeconds: elapsed, distanceMeters: totals.distance.totalMeters)
 
         if let i = selectFresh(.heartRate, at: boundary), let hrm = tracks[i].heartRate, hrm.isPlausible {
             point.heartRateBPM = Int(hrm.heartRate)
             point.heartRateSensor = tracks[i].id
         }
         var footpodSpeed: Double?
-        if let i = selectFresh(.footpod, at: boundary), let rsc = tracks[i].rsc {
+        if let i = selectFresh(.footpod, at: boundary), let rsc = tracks[i].footpod.latest {
             point.cadenceSPM = Int(rsc.cadence)
             footpodSpeed = rsc.speedMetersPerSecond
             point.footpodSensor = tracks[i].id
         }
         var gpsSpeed: Double?
-        if let i = selectFresh(.gps, at: boundary), let fix = tracks[i].gpsFix {
+        if let i = selectFresh(.gps, at: boundary), let fix = tracks[i].gps.fix {
             point.gpsSensor = tracks[i].id
             point.gpsFix = fix.mode
             if fix.hasPosition {
@@ -47,10 +47,10 @@ extension Recorder {
             }
         }
         point.speedMetersPerSecond = gpsSpeed ?? footpodSpeed
-        if hasStepSource { point.steps = Int(steps) }
+        if stepCount.hasSource { point.steps = Int(stepCount.count) }
         if let speed = point.speedMetersPerSecond {
             point.isMoving = speed >= configuration.movingSpeed
-        } else if let previous = lastPoint, elapsed > 0 {
+        } else if let previous = grid.lastPoint, elapsed > 0 {
             let perSecond = (point.distanceMeters - previous.distanceMeters) / Double(elapsed - previous.elapsedSeconds)
             point.isMoving = perSecond >= configuration.movingSpeed
         }
@@ -59,42 +59,42 @@ extension Recorder {
     }
 
     /// Folds a point into the session, lap and split statistics; closes a lap at the auto-lap
-    /// distance.
+    /// totals.distance.
     private mutating func account(_ point: RecordPoint, at boundary: MonotonicInstant) -> Lap? {
         let timer = timeline.timerSeconds(atOffset: offset(of: boundary))
-        sessionStatistics.add(point)
-        lapStatistics.add(point)
-        splits.add(point, timerSeconds: timer)
-        lastPoint = point
-        lapPointCount += 1
-        guard let lapDistance = configuration.autoLapMeters, lapDistance > 0, let next = nextAutoLapDistance,
+        totals.statistics.add(point)
+        lap.statistics.add(point)
+        totals.splits.add(point, timerSeconds: timer)
+        grid.lastPoint = point
+        lap.pointCount += 1
+        guard let lapDistance = configuration.autoLapMeters, lapDistance > 0, let next = lap.nextAutoDistance,
             point.distanceMeters >= next
         else { return nil }
         var following = next + lapDistance
         while following <= point.distanceMeters { following += lapDistance }
-        nextAutoLapDistance = following
+        lap.nextAutoDistance = following
         return closeLap(trigger: .distance, at: point)
     }
 
     /// Ends the current lap at `point` (which belongs to it) and starts the next there.
     mutating func closeLap(trigger: LapTrigger, at point: RecordPoint) -> Lap {
         let timer = timeline.timerSeconds(atOffset: Int64(point.elapsedSeconds) * nanosecondsPerSecond)
-        let lap = Lap(
-            index: lapIndex, trigger: trigger, startElapsedSeconds: lapStartElapsed,
+        let closed = Lap(
+            index: lap.index, trigger: trigger, startElapsedSeconds: lap.startElapsed,
             endElapsedSeconds: point.elapsedSeconds,
-            statistics: lapStatistics.statistics(
-                distanceMeters: point.distanceMeters - lapStartDistance, timerSeconds: timer - lapStartTimer))
-        lapIndex += 1
-        lapStartElapsed = point.elapsedSeconds
-        lapStartDistance = point.distanceMeters
-        lapStartTimer = timer
-        lapStatistics = StatisticsAccumulator()
-        lapPointCount = 0
+            statistics: lap.statistics.statistics(
+                distanceMeters: point.distanceMeters - lap.startDistance, timerSeconds: timer - lap.startTimer))
+        lap.index += 1
+        lap.startElapsed = point.elapsedSeconds
+        lap.startDistance = point.distanceMeters
+        lap.startTimer = timer
+        lap.statistics = StatisticsAccumulator()
+        lap.pointCount = 0
         if trigger == .manual, let lapDistance = configuration.autoLapMeters, lapDistance > 0 {
             // A manual lap restarts the auto-lap count from here.
-            nextAutoLapDistance = point.distanceMeters + lapDistance
+            lap.nextAutoDistance = point.distanceMeters + lapDistance
         }
-        return lap
+        return closed
     }
 
     /// Marks sensors whose data stopped as in a gap (once per gap).
@@ -142,11 +142,11 @@ extension Recorder {
     // MARK: Distance
 
     mutating func receiveFootpod(_ rsc: RSCMeasurement, at time: MonotonicInstant, track index: Int) {
-        let previous = tracks[index].rscPrevious
-        let previousTime = tracks[index].rscPreviousTime
-        tracks[index].rsc = rsc
-        tracks[index].rscPrevious = rsc
-        tracks[index].rscPreviousTime = time
+        let previous = tracks[index].footpod.previous
+        let previousTime = tracks[index].footpod.previousTime
+        tracks[index].footpod.latest = rsc
+        tracks[index].footpod.previous = rsc
+        tracks[index].footpod.previousTime = time
         guard selectFresh(.footpod, at: time) == index, let previous, let previousTime, time > previousTime else {
             return
         }
@@ -166,7 +166,7 @@ extension Recorder {
         if meters == nil, time.nanoseconds - previousTime.nanoseconds <= configuration.staleAfterNanoseconds {
             meters = (previous.speedMetersPerSecond + rsc.speedMetersPerSecond) / 2 * seconds
         }
-        if let meters { distance.add(meters, from: previousTime, to: time) }
+        if let meters { totals.distance.add(meters, from: previousTime, to: time) }
     }
 
     // MARK: Steps
@@ -177,50 +177,51 @@ extension Recorder {
         let previous = tracks[index].stepCount
         tracks[index].stepCount = count
         guard selectFresh(.pedometer, at: tracks[index].lastDataTime!) == index else { return }
-        hasStepSource = true
+        stepCount.hasSource = true
         guard state == .recording, let previous else { return }
         // A counter that went back was reset (a driver reload, a 16-bit counter wrapping): what it
         // counts now was counted since the reset.
-        steps += Double(count >= previous ? count - previous : count)
+        stepCount.count += Double(count >= previous ? count - previous : count)
     }
 
     /// Steps from the footpod's cadence, while no pedometer is fresh.
     mutating func integrateFootpodSteps(_ cadence: UInt8, from previous: MonotonicInstant, to time: MonotonicInstant) {
         guard configuration.stepsFromFootpodCadence, selectFresh(.pedometer, at: time) == nil else { return }
-        hasStepSource = true
+        stepCount.hasSource = true
         guard state == .recording, time.nanoseconds - previous.nanoseconds <= configuration.staleAfterNanoseconds
         else { return }
-        steps += Double(cadence) / 60 * time.seconds(since: previous)
+        stepCount.count += Double(cadence) / 60 * time.seconds(since: previous)
     }
 
     mutating func receiveGPSEpoch(_ epoch: EpochFix, track index: Int) {
         let settings = configuration.gps
         guard epoch.hasFix else {
-            tracks[index].gpsPrevious = nil
-            tracks[index].gpsAnchor = nil
-            tracks[index].gpsLocked = false
+            tracks[index].gps.previous = nil
+            tracks[index].gps.anchor = nil
+            tracks[index].gps.locked = false
             return
         }
         if let speed = epoch.speed, speed > settings.maximumSpeed { return }  // a glitch: ignore the fix
-        let previous = tracks[index].gpsPrevious
-        tracks[index].gpsPrevious = epoch
+        let previous = tracks[index].gps.previous
+        tracks[index].gps.previous = epoch
         guard selectFresh(.gps, at: epoch.time) == index else { return }
         guard let previous, epoch.time.nanoseconds - previous.time.nanoseconds <= settings.maximumFixGapNanoseconds
         else {
-            tracks[index].gpsAnchor = epoch
-            tracks[index].gpsLocked = false
+            tracks[index].gps.anchor = epoch
+            tracks[index].gps.locked = false
             return
         }
-        tracks[index].gpsLocked = true
+        tracks[index].gps.locked = true
         if let v0 = previous.speed, let v1 = epoch.speed {
             let a = v0 < settings.stationarySpeed ? 0 : v0
             let b = v1 < settings.stationarySpeed ? 0 : v1
-            distance.add((a + b) / 2 * epoch.time.seconds(since: previous.time), from: previous.time, to: epoch.time)
-            tracks[index].gpsAnchor = epoch
+            totals.distance.add(
+                (a + b) / 2 * epoch.time.seconds(since: previous.time), from: previous.time, to: epoch.time)
+            tracks[index].gps.anchor = epoch
             return
         }
-        guard let anchor = tracks[index].gpsAnchor else {
-            tracks[index].gpsAnchor = epoch
+        guard let anchor = tracks[index].gps.anchor else {
+            tracks[index].gps.anchor = epoch
             return
         }
         let meters = greatCircleDistance(
@@ -228,10 +229,10 @@ extension Recorder {
         let radius = max(settings.minimumJitterRadius, (epoch.hdop ?? 2) * settings.jitterRadiusPerHDOP)
         guard meters >= radius else { return }
         guard meters / epoch.time.seconds(since: anchor.time) <= settings.maximumSpeed else {
-            tracks[index].gpsAnchor = epoch  // a jump: start again from here, count nothing
+            tracks[index].gps.anchor = epoch  // a jump: start again from here, count nothing
             return
         }
-        distance.add(meters, from: anchor.time, to: epoch.time)
-        tracks[index].gpsAnchor = epoch
+        totals.distance.add(meters, from: anchor.time, to: epoch.time)
+        tracks[index].gps.anchor = epoch
     }
 }

@@ -13,29 +13,16 @@ public struct Recorder: Sendable {
     public private(set) var state: SessionState = .idle
     public private(set) var start: SessionStart?
 
-    var lastInputTime = MonotonicInstant(nanoseconds: .min)
+    /// The one-second grid points lie on, and the latest input time.
+    var grid = PointGrid()
     var tracks: [SensorTrack] = []
     var selected: [SensorKind: SensorID] = [:]
-    var distance = DistanceTracker()
     var timeline = TimerTimeline()
-
-    /// Elapsed second of the next grid point.
-    var nextElapsed = 0
-    var lastPoint: RecordPoint?
-    var sessionStatistics = StatisticsAccumulator()
-    var splits = SplitTracker()
-
-    var lapStatistics = StatisticsAccumulator()
-    var lapIndex = 1
-    var lapStartElapsed = 0
-    var lapStartDistance = 0.0
-    var lapStartTimer = 0.0
-    var lapPointCount = 0
-    var nextAutoLapDistance: Double?
-
-    /// Steps counted in this session, with the fraction footpod cadence integration leaves.
-    var steps = 0.0
-    var hasStepSource = false
+    /// The session's distance, statistics and kilometre splits.
+    var totals = SessionTotals()
+    var lap = LapState()
+    /// Steps counted in this session.
+    var stepCount = StepCount()
 
     /// Whether the system clock is synchronised. When it is not, the session's wall times come
     /// from GPS time: the owner sets this from the kernel's clock status (or a capture's).
@@ -76,16 +63,16 @@ public struct Recorder: Sendable {
         switch command {
         case .pause:
             state = .paused
-            distance.pause(at: time)
+            totals.distance.pause(at: time)
             timeline.pause(atOffset: offset)
             out.append(.event(SessionEvent(offsetNanoseconds: offset, kind: .pause)))
         case .resume:
             state = .recording
-            distance.resume(at: time)
+            totals.distance.resume(at: time)
             timeline.resume(atOffset: offset)
             out.append(.event(SessionEvent(offsetNanoseconds: offset, kind: .resume)))
         case .lap:
-            guard lapPointCount > 0, let last = lastPoint else { throw .emptyLap }
+            guard lap.pointCount > 0, let last = grid.lastPoint else { throw .emptyLap }
             out.append(.event(SessionEvent(offsetNanoseconds: offset, kind: .lap)))
             out.append(.lap(closeLap(trigger: .manual, at: last)))
         case .stop:
@@ -142,7 +129,7 @@ public struct Recorder: Sendable {
         case .runningSpeedCadence(let rsc):
             receiveFootpod(rsc, at: time, track: index)
         case .gnss(let fix):
-            tracks[index].gpsFix = fix
+            tracks[index].gps.fix = fix
             learnGPSTime(fix, at: time, into: &out)
             receiveGPSEpoch(
                 EpochFix(
@@ -151,8 +138,8 @@ public struct Recorder: Sendable {
         case .steps(let count):
             receiveSteps(count, track: index)
         case .cyclingSpeedCadence(let csc):
-            tracks[index].cscPrevious = tracks[index].csc
-            tracks[index].csc = csc
+            tracks[index].bike.previous = tracks[index].bike.latest
+            tracks[index].bike.latest = csc
         case .battery, .link:
             break
         }
@@ -200,7 +187,7 @@ public struct Recorder: Sendable {
     /// commits each second as soon as it ends, instead of up to a second later.
     public var nextPointTime: MonotonicInstant? {
         guard isActive, let start else { return nil }
-        return start.monotonic.advanced(byNanoseconds: Int64(nextElapsed) * nanosecondsPerSecond)
+        return start.monotonic.advanced(byNanoseconds: Int64(grid.nextElapsed) * nanosecondsPerSecond)
     }
 
     // MARK: Helpers
@@ -214,8 +201,8 @@ public struct Recorder: Sendable {
 
     /// Inputs may arrive a little out of order from concurrent sources; time never runs back.
     mutating func clamp(_ time: MonotonicInstant) -> MonotonicInstant {
-        if time > lastInputTime { lastInputTime = time }
-        return lastInputTime
+        if time > grid.lastInputTime { grid.lastInputTime = time }
+        return grid.lastInputTime
     }
 
     mutating func trackIndex(for id: SensorID, kind: SensorKind) -> Int {
@@ -250,7 +237,7 @@ public struct Recorder: Sendable {
         tracks = known
         wallClockSynchronized = synchronized
         gpsTimeOffset = gpsOffset
-        lastInputTime = time
+        grid.lastInputTime = time
         var begun = SessionStart(monotonic: time, wall: wall)
         if !wallClockSynchronized, let gpsOffset {
             begun.wall = WallInstant(nanosecondsSinceEpoch: time.nanoseconds &+ gpsOffset)
@@ -258,8 +245,8 @@ public struct Recorder: Sendable {
         }
         start = begun
         state = .recording
-        distance.start(at: time)
-        nextAutoLapDistance = configuration.autoLapMeters.flatMap { $0 > 0 ? $0 : nil }
+        totals.distance.start(at: time)
+        lap.nextAutoDistance = configuration.autoLapMeters.flatMap { $0 > 0 ? $0 : nil }
         var out: [RecorderOutput] = [.started(begun), .event(SessionEvent(offsetNanoseconds: 0, kind: .start))]
         out.append(contentsOf: emitPoints(through: time))
         return out
@@ -268,22 +255,57 @@ public struct Recorder: Sendable {
     private mutating func finish(at time: MonotonicInstant, offset: Int64) -> [RecorderOutput] {
         var out: [RecorderOutput] = [.event(SessionEvent(offsetNanoseconds: offset, kind: .stop))]
         let timer = timeline.timerSeconds(atOffset: offset)
-        if lapPointCount > 0 {
+        if lap.pointCount > 0 {
             out.append(
                 .lap(
                     Lap(
-                        index: lapIndex, trigger: .sessionEnd, startElapsedSeconds: lapStartElapsed,
-                        endElapsedSeconds: lastPoint?.elapsedSeconds ?? 0,
-                        statistics: lapStatistics.statistics(
-                            distanceMeters: distance.totalMeters - lapStartDistance, timerSeconds: timer - lapStartTimer
+                        index: lap.index, trigger: .sessionEnd, startElapsedSeconds: lap.startElapsed,
+                        endElapsedSeconds: grid.lastPoint?.elapsedSeconds ?? 0,
+                        statistics: lap.statistics.statistics(
+                            distanceMeters: totals.distance.totalMeters - lap.startDistance,
+                            timerSeconds: timer - lap.startTimer
                         ))))
         }
         let summary = RunSummary(
-            elapsedSeconds: Double(offset) / 1e9, steps: hasStepSource ? Int(steps) : nil,
-            statistics: sessionStatistics.statistics(distanceMeters: distance.totalMeters, timerSeconds: timer),
-            splits: splits.finished(distanceMeters: distance.totalMeters, timerSeconds: timer))
+            elapsedSeconds: Double(offset) / 1e9, steps: stepCount.hasSource ? Int(stepCount.count) : nil,
+            statistics: totals.statistics.statistics(distanceMeters: totals.distance.totalMeters, timerSeconds: timer),
+            splits: totals.splits.finished(distanceMeters: totals.distance.totalMeters, timerSeconds: timer))
         state = .finished
         out.append(.finished(summary))
         return out
     }
+}
+
+/// Where the next record point falls, the point before it, and the latest input's time (inputs
+/// from concurrent sources may arrive a little out of order; time never runs back).
+struct PointGrid: Sendable {
+    /// Elapsed second of the next grid point.
+    var nextElapsed = 0
+    var lastPoint: RecordPoint?
+    var lastInputTime = MonotonicInstant(nanoseconds: .min)
+}
+
+/// The session's distance, its statistics and its kilometre splits.
+struct SessionTotals: Sendable {
+    var distance = DistanceTracker()
+    var statistics = StatisticsAccumulator()
+    var splits = SplitTracker()
+}
+
+/// The lap in progress: where it began and what it holds; where the next automatic lap falls.
+struct LapState: Sendable {
+    var statistics = StatisticsAccumulator()
+    var index = 1
+    var startElapsed = 0
+    var startDistance = 0.0
+    var startTimer = 0.0
+    var pointCount = 0
+    var nextAutoDistance: Double?
+}
+
+/// Steps counted in this session, with the fraction footpod cadence integration leaves, and
+/// whether any source counts them.
+struct StepCount: Sendable {
+    var count = 0.0
+    var hasSource = false
 }

@@ -7,8 +7,8 @@ public struct RecorderSnapshot: Hashable, Sendable {
     public var elapsedSeconds: Double?
     public var timerSeconds: Double?
     public var distanceMeters: Double?
-    public var lapIndex: Int?
-    public var lapDistanceMeters: Double?
+    /// The lap in progress (while a run is).
+    public var lap: LapProgress?
     public var pointCount: Int
     /// The latest fused values, absent when stale.
     public var heartRateBPM: Int?
@@ -18,6 +18,15 @@ public struct RecorderSnapshot: Hashable, Sendable {
     /// Steps counted in this session so far, when there is a step source.
     public var steps: Int?
     public var sensors: [SensorSnapshot]
+
+    /// The lap in progress: its number and the distance it has so far.
+    public struct LapProgress: Hashable, Sendable {
+        public var index: Int
+        public var distanceMeters: Double
+    }
+
+    public var lapIndex: Int? { lap?.index }
+    public var lapDistanceMeters: Double? { lap?.distanceMeters }
 }
 
 /// One sensor as status shows it.
@@ -43,7 +52,7 @@ extension Recorder {
     /// What the recorder knows at `now` (which need not be an input time).
     public func snapshot(at now: MonotonicInstant) -> RecorderSnapshot {
         let stale = configuration.staleAfterNanoseconds
-        let now = max(now, lastInputTime)
+        let now = max(now, grid.lastInputTime)
         func freshest(_ kind: SensorKind) -> SensorTrack? {
             if let id = selected[kind], let t = tracks.first(where: { $0.id == id }),
                 t.isFresh(at: now, staleAfter: stale)
@@ -54,29 +63,29 @@ extension Recorder {
                 .max { ($0.lastDataTime!, $1.id) < ($1.lastDataTime!, $0.id) }
         }
         let hr = freshest(.heartRate)?.heartRate.flatMap { $0.isPlausible ? Int($0.heartRate) : nil }
-        let rsc = freshest(.footpod)?.rsc
-        let fix = freshest(.gps)?.gpsFix ?? GNSSFix(mode: .none)
+        let rsc = freshest(.footpod)?.footpod.latest
+        let fix = freshest(.gps)?.gps.fix ?? GNSSFix(mode: .none)
         var snapshot = RecorderSnapshot(
-            state: state, pointCount: sessionStatistics.count,
+            state: state, pointCount: totals.statistics.count,
             heartRateBPM: hr, cadenceSPM: rsc.map { Int($0.cadence) },
             speedMetersPerSecond: fix.speedMetersPerSecond ?? rsc?.speedMetersPerSecond, gps: fix,
             sensors: tracks.map { t in
-                let rates = t.csc.flatMap { c in t.cscPrevious.map { c.rates(since: $0) } }
+                let rates = t.bike.latest.flatMap { c in t.bike.previous.map { c.rates(since: $0) } }
                 return SensorSnapshot(
                     id: t.id, kind: t.kind, link: t.link,
                     secondsSinceData: t.lastDataTime.map { now.seconds(since: $0) },
                     isFresh: t.isFresh(at: now, staleAfter: stale), inGap: t.inGap, heartRate: t.heartRate,
-                    rsc: t.rsc, wheelPerSecond: rates?.wheelPerSecond, crankPerMinute: rates?.crankPerMinute,
+                    rsc: t.footpod.latest, wheelPerSecond: rates?.wheelPerSecond, crankPerMinute: rates?.crankPerMinute,
                     steps: t.stepCount, batteryPercent: t.batteryPercent)
             })
         if let start, state != .idle {
             let offset = now.nanoseconds - start.monotonic.nanoseconds
             snapshot.elapsedSeconds = Double(offset) / 1e9
             snapshot.timerSeconds = timeline.timerSeconds(atOffset: offset)
-            snapshot.distanceMeters = distance.totalMeters
-            snapshot.lapIndex = lapIndex
-            snapshot.lapDistanceMeters = distance.totalMeters - lapStartDistance
-            if hasStepSource { snapshot.steps = Int(steps) }
+            snapshot.distanceMeters = totals.distance.totalMeters
+            snapshot.lap = RecorderSnapshot.LapProgress(
+                index: lap.index, distanceMeters: totals.distance.totalMeters - lap.startDistance)
+            if stepCount.hasSource { snapshot.steps = Int(stepCount.count) }
         }
         return snapshot
     }

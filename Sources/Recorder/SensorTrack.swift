@@ -13,23 +13,9 @@ struct SensorTrack: Hashable, Sendable {
 
     var heartRate: HeartRateMeasurement?
 
-    var rsc: RSCMeasurement?
-    /// The footpod's previous measurement, for its distance increments.
-    var rscPrevious: RSCMeasurement?
-    var rscPreviousTime: MonotonicInstant?
-
-    /// The latest fix and when it arrived.
-    var gpsFix: GNSSFix?
-    /// The previous epoch with a fix, for GPS distance increments.
-    var gpsPrevious: EpochFix?
-    /// Where position-based distance last counted from (receivers without speed).
-    var gpsAnchor: EpochFix?
-    /// Set once two consecutive fixes joined up: from then on GPS measures the distance.
-    var gpsLocked = false
-
-    /// A bike sensor's latest two measurements (speed and cadence come from their difference).
-    var csc: CSCMeasurement?
-    var cscPrevious: CSCMeasurement?
+    var footpod = FootpodTrack()
+    var gps = GPSTrack()
+    var bike = BikeTrack()
     /// The latest battery level, in percent.
     var batteryPercent: UInt8?
 
@@ -49,8 +35,33 @@ struct SensorTrack: Hashable, Sendable {
 
     /// Whether the GPS distance filter has two consecutive fixes it trusts.
     func gpsIsLocked(at time: MonotonicInstant, configuration: RecorderConfiguration) -> Bool {
-        guard kind == .gps, gpsLocked, let previous = gpsPrevious else { return false }
+        guard kind == .gps, gps.locked, let previous = gps.previous else { return false }
         return isFresh(at: time, staleAfter: configuration.staleAfterNanoseconds)
             && time.nanoseconds - previous.time.nanoseconds <= configuration.staleAfterNanoseconds
     }
+}
+
+/// A footpod's latest measurement, and the previous one with its time for distance increments.
+struct FootpodTrack: Hashable, Sendable {
+    var latest: RSCMeasurement?
+    var previous: RSCMeasurement?
+    var previousTime: MonotonicInstant?
+}
+
+/// A receiver's latest fix, and the state of the GPS distance filter.
+struct GPSTrack: Hashable, Sendable {
+    /// The latest fix.
+    var fix: GNSSFix?
+    /// The previous epoch with a fix, for GPS distance increments.
+    var previous: EpochFix?
+    /// Where position-based distance last counted from (receivers without speed).
+    var anchor: EpochFix?
+    /// Set once two consecutive fixes joined up: from then on GPS measures the distance.
+    var locked = false
+}
+
+/// A bike sensor's latest two measurements (speed and cadence come from their difference).
+struct BikeTrack: Hashable, Sendable {
+    var latest: CSCMeasurement?
+    var previous: CSCMeasurement?
 }

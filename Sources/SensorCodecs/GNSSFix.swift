@@ -18,9 +18,8 @@ public struct GNSSFix: Hashable, Sendable {
     public var speedMetersPerSecond: Double?
     /// Course over ground, degrees from true north.
     public var trackDegrees: Double?
-    public var hdop: Double?
-    public var pdop: Double?
-    public var vdop: Double?
+    /// Horizontal, position and vertical dilution of precision.
+    public var dilution = DilutionOfPrecision()
     public var satellitesUsed: Int?
     public var satellitesSeen: Int?
     /// gpsd's error estimates (95 % confidence), when the source reports them.
@@ -40,12 +39,23 @@ public struct GNSSFix: Hashable, Sendable {
         self.altitudeMeters = altitudeMeters
         self.speedMetersPerSecond = speedMetersPerSecond
         self.trackDegrees = trackDegrees
-        self.hdop = hdop
-        self.pdop = pdop
-        self.vdop = vdop
+        self.dilution = DilutionOfPrecision(horizontal: hdop, position: pdop, vertical: vdop)
         self.satellitesUsed = satellitesUsed
         self.satellitesSeen = satellitesSeen
         self.errors = errors
+    }
+
+    public var hdop: Double? {
+        get { dilution.horizontal }
+        set { dilution.horizontal = newValue }
+    }
+    public var pdop: Double? {
+        get { dilution.position }
+        set { dilution.position = newValue }
+    }
+    public var vdop: Double? {
+        get { dilution.vertical }
+        set { dilution.vertical = newValue }
     }
 
     /// A usable horizontal position.
@@ -100,5 +110,18 @@ public struct GNSSErrorEstimates: Hashable, Sendable {
         self.eps = eps
         self.epd = epd
         self.epc = epc
+    }
+}
+
+/// How the satellites' geometry scales the receiver's errors (lower is better).
+public struct DilutionOfPrecision: Hashable, Sendable {
+    public var horizontal: Double?
+    public var position: Double?
+    public var vertical: Double?
+
+    public init(horizontal: Double? = nil, position: Double? = nil, vertical: Double? = nil) {
+        self.horizontal = horizontal
+        self.position = position
+        self.vertical = vertical
     }
 }

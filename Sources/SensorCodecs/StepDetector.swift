@@ -42,23 +42,14 @@ public struct StepDetector: Sendable {
     /// Steps counted so far.
     public private(set) var count = 0
 
-    // Filter state.
-    private let b0: Double, b1: Double, b2: Double, a1: Double, a2: Double
-    private var z1 = 0.0, z2 = 0.0
+    private var lowPass: LowPass
     private let gravityAlpha: Double
     private let envelopeAlpha: Double
     private var gravity = 0.0
     private var envelope = 0.0
     private var previousTime: Double?
-    private var s1 = 0.0, s2 = 0.0, threshold1 = Double.infinity, t1 = 0.0
-    // Peak stage.
-    private var armed = true
-    private var candidateTime: Double?
-    private var candidateValue = 0.0
-    // Cadence gate.
-    private var last: Double?, previous2: Double?, previous3: Double?
-    private var streak = 0
-    private var confirmed = false
+    private var peaks = PeakStage()
+    private var gate = CadenceGate()
 
     /// `sampleRate` is nominal (it sets the filters); the timing of steps uses each sample's time.
     public init(sampleRate: Double, parameters: Parameters = Parameters()) {
@@ -68,11 +59,9 @@ public struct StepDetector: Sendable {
         let fc = min(parameters.lowPassHz, 0.45 * sampleRate)
         let k = tan(Double.pi * fc / sampleRate)
         let norm = 1 / (1 + 2.0.squareRoot() * k + k * k)
-        b0 = k * k * norm
-        b1 = 2 * b0
-        b2 = b0
-        a1 = 2 * (k * k - 1) * norm
-        a2 = (1 - 2.0.squareRoot() * k + k * k) * norm
+        let b0 = k * k * norm
+        lowPass = LowPass(
+            b0: b0, b1: 2 * b0, b2: b0, a1: 2 * (k * k - 1) * norm, a2: (1 - 2.0.squareRoot() * k + k * k) * norm)
         gravityAlpha = 1 - exp(-1 / (sampleRate * parameters.gravityTimeConstant))
         envelopeAlpha = 1 - exp(-1 / (sampleRate * parameters.envelopeTimeConstant))
     }
@@ -87,28 +76,80 @@ public struct StepDetector: Sendable {
         let m = (x * x + y * y + z * z).squareRoot()
         guard let previousTime, t - previousTime <= parameters.gapReset else {
             // First sample, or a gap: restart the filters in their steady state for `m`.
-            z1 = m - b0 * m
-            z2 = b2 * m - a2 * m
+            lowPass.settle(at: m)
             gravity = m
-            s1 = 0
-            s2 = 0
-            threshold1 = .infinity
+            peaks.restart(at: t)
             self.previousTime = t
-            t1 = t
             return 0
         }
         self.previousTime = t
-        let lp = b0 * m + z1
-        z1 = b1 * m - a1 * lp + z2
-        z2 = b2 * m - a2 * lp
+        let lp = lowPass.filter(m)
         gravity += gravityAlpha * (lp - gravity)
         let s = lp - gravity
         envelope += envelopeAlpha * (s * s - envelope)
         let rms = envelope.squareRoot()
         let threshold = max(parameters.minimumPeak, parameters.thresholdFraction * rms)
 
+        if let step = peaks.take(s, at: t, threshold: threshold, rms: rms, parameters: parameters) {
+            count += gate.event(at: step, parameters: parameters)
+        }
+        return count - before
+    }
+
+    /// The end of the samples: a step still waiting out its minimum interval is decided.
+    @discardableResult
+    public mutating func finish() -> Int {
+        let before = count
+        if let candidate = peaks.candidateTime {
+            count += gate.event(at: candidate, parameters: parameters)
+            peaks.candidateTime = nil
+        }
+        return count - before
+    }
+}
+
+/// A second-order Butterworth low-pass filter (direct form II, transposed).
+private struct LowPass: Sendable {
+    let b0: Double, b1: Double, b2: Double, a1: Double, a2: Double
+    var z1 = 0.0, z2 = 0.0
+
+    /// Sets the state to its steady state for a constant input `m`.
+    mutating func settle(at m: Double) {
+        z1 = m - b0 * m
+        z2 = b2 * m - a2 * m
+    }
+
+    mutating func filter(_ m: Double) -> Double {
+        let lp = b0 * m + z1
+        z1 = b1 * m - a1 * lp + z2
+        z2 = b2 * m - a2 * lp
+        return lp
+    }
+}
+
+/// Finds step candidates: peaks of the signal over the threshold, after a dip since the last.
+private struct PeakStage: Sendable {
+    /// The two previous samples, the threshold and the time of the latest.
+    var s1 = 0.0, s2 = 0.0, threshold1 = Double.infinity, t1 = 0.0
+    var armed = true
+    var candidateTime: Double?
+    var candidateValue = 0.0
+
+    mutating func restart(at t: Double) {
+        s1 = 0
+        s2 = 0
+        threshold1 = .infinity
+        t1 = t
+    }
+
+    /// Takes sample `s` at `t`; returns a step's time once its candidate has waited out the
+    /// minimum interval.
+    mutating func take(
+        _ s: Double, at t: Double, threshold: Double, rms: Double, parameters: StepDetector.Parameters
+    ) -> Double? {
+        var step: Double?
         if let candidate = candidateTime, t - candidate >= parameters.minimumStepInterval {
-            event(at: candidate)
+            step = candidate
             candidateTime = nil
         }
         if s < -parameters.hysteresisFraction * rms { armed = true }
@@ -129,21 +170,18 @@ public struct StepDetector: Sendable {
         s1 = s
         threshold1 = threshold
         t1 = t
-        return count - before
+        return step
     }
+}
 
-    /// The end of the samples: a step still waiting out its minimum interval is decided.
-    @discardableResult
-    public mutating func finish() -> Int {
-        let before = count
-        if let candidate = candidateTime {
-            event(at: candidate)
-            candidateTime = nil
-        }
-        return count - before
-    }
+/// Counts steps only in bouts of regular strides.
+private struct CadenceGate: Sendable {
+    var last: Double?, previous2: Double?, previous3: Double?
+    var streak = 0
+    var confirmed = false
 
-    private mutating func event(at te: Double) {
+    /// A step at `te`; returns how many steps it makes count (a confirmed bout's all at once).
+    mutating func event(at te: Double, parameters: StepDetector.Parameters) -> Int {
         if let last, te - last <= parameters.maximumStepInterval {
             streak += 1
             if !confirmed, streak >= 4, let previous2, let previous3 {
@@ -160,12 +198,12 @@ public struct StepDetector: Sendable {
         previous3 = previous2
         previous2 = last
         last = te
-        if confirmed {
-            count += 1
-        } else if streak >= parameters.stepsToConfirm {
+        if confirmed { return 1 }
+        if streak >= parameters.stepsToConfirm {
             confirmed = true
-            count += streak
+            return streak
         }
+        return 0
     }
 }
 
