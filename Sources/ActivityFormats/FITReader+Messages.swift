@@ -10,8 +10,10 @@ extension FITReader {
             var startTime: Int64?
             var elapsed: Int64?, timer: Int64?, distance: Int64?, moving: Int64?
             var averageHeartRate: Int64?, maximumHeartRate: Int64?
-            var averageCadence: Int64?, fractionalCadence: Int64?
-            var maximumSpeed: Int64?, enhancedMaximumSpeed: Int64?
+            /// Steps per minute, its fractional part included.
+            var averageCadence: Double?
+            /// The enhanced maximum speed, or the plain one (mm/s).
+            var maximumSpeed: Int64?
             var trigger: Int64?
             var sport: Int64?
         }
@@ -23,15 +25,12 @@ extension FITReader {
         var firstRecordTimestamp: Int64?
         var lastRecordTimestamp: Int64?
         /// Distance so far: the device's own, or measured along the positions when it records none.
-        var distance = 0.0
-        var lastPosition: (Double, Double)?
-        var anyDistance = false
+        var odometer = Odometer()
         var timerEvents: [(timestamp: Int64, type: Int64)] = []
         var laps: [Summary] = []
         var sessions: [Summary] = []
-        /// RR intervals in ms, with the timestamp of the last record before them.
-        var hrv: [(timestamp: Int64?, milliseconds: [Int64])] = []
-        var rrCount = 0
+        /// RR intervals in ms, with the timestamp of the last record before them, and their count.
+        var hrv = RRIntervals()
         var emptyMessages = 0
 
         /// A FIT `date_time` that is a date in 1980–2100, not a time since power-on.
@@ -72,12 +71,12 @@ extension FITReader {
                 sessions.append(try summary(m, timestamp: timestamp, lap: false, offset: offset))
             case FIT.Message.hrv:
                 let values = m.values(0)
-                rrCount += values.count
-                guard rrCount <= limits.maximumRRIntervals else {
+                hrv.count += values.count
+                guard hrv.count <= limits.maximumRRIntervals else {
                     throw .tooLarge(
                         "the FIT file holds more than \(limits.maximumRRIntervals) beat-to-beat (RR) intervals")
                 }
-                if !values.isEmpty { hrv.append((lastRecordTimestamp, values)) }
+                if !values.isEmpty { hrv.batches.append((lastRecordTimestamp, values)) }
             default:
                 return
             }
@@ -99,13 +98,8 @@ extension FITReader {
                     )
                 }
             }
-            if let d = r.value(5) {
-                distance = Double(d) / 100
-                anyDistance = true
-            } else if !anyDistance, let lat, let lon {
-                if let (plat, plon) = lastPosition { distance += Totals.haversine(plat, plon, lat, lon) }
-            }
-            if let lat, let lon { lastPosition = (lat, lon) }
+            odometer.add(deviceDistance: r.value(5), latitude: lat, longitude: lon)
+            let distance = odometer.distance
             let altitude = (r.value(78) ?? r.value(2)).map { Double($0) / 5 - 500 }
             let speed = (r.value(73) ?? r.value(6)).map { Double($0) / 1000 }
             let cadence = r.value(4).map { whole -> Int in
@@ -152,8 +146,10 @@ extension FITReader {
                 elapsed: try milliseconds(7, "total_elapsed_time"), timer: try milliseconds(8, "total_timer_time"),
                 distance: m.value(9), moving: try milliseconds(lap ? 52 : 59, "total_moving_time"),
                 averageHeartRate: m.value(lap ? 15 : 16), maximumHeartRate: m.value(lap ? 16 : 17),
-                averageCadence: m.value(lap ? 17 : 18), fractionalCadence: m.value(lap ? 80 : 92),
-                maximumSpeed: m.value(lap ? 14 : 15), enhancedMaximumSpeed: m.value(lap ? 111 : 125),
+                averageCadence: m.value(lap ? 17 : 18).map {
+                    (Double($0) + Double(m.value(lap ? 80 : 92) ?? 0) / 128) * 2
+                },
+                maximumSpeed: m.value(lap ? 111 : 125) ?? m.value(lap ? 14 : 15),
                 trigger: m.value(lap ? 24 : 28), sport: m.value(lap ? 25 : 5))
         }
 
@@ -251,7 +247,7 @@ extension FITReader {
                 }
             }
 
-            activity.rrIntervals = hrv.map { t, ms in
+            activity.rrIntervals = hrv.batches.map { t, ms in
                 RRIntervalBatch(
                     sensor: "fit", offsetNanoseconds: Int64(t.map(elapsed) ?? 0) * nanosecondsPerSecond,
                     intervals1024ths: ms.map { UInt16(clamping: (min(max($0, 0), 65_535) * 1024 + 500) / 1000) })
@@ -276,10 +272,36 @@ extension FITReader {
             if let hr = s.averageHeartRate { statistics.averageHeartRate = Double(hr) }
             if let hr = s.maximumHeartRate { statistics.maximumHeartRate = Int(hr) }  // Int64 to Int: exact
             if let cadence = s.averageCadence {
-                statistics.averageCadence = (Double(cadence) + Double(s.fractionalCadence ?? 0) / 128) * 2
+                statistics.averageCadence = cadence
             }
-            if let speed = s.enhancedMaximumSpeed ?? s.maximumSpeed { statistics.maximumSpeed = Double(speed) / 1000 }
+            if let speed = s.maximumSpeed { statistics.maximumSpeed = Double(speed) / 1000 }
             return statistics
         }
     }
+}
+
+/// Distance along a file's records: the device's own when it records one, else measured along
+/// the positions (a file that records distance anywhere is trusted from then on).
+struct Odometer {
+    private(set) var distance = 0.0
+    private var lastPosition: (Double, Double)?
+    private var anyDistance = false
+
+    /// A record's distance field (cm) and position.
+    mutating func add(deviceDistance: Int64?, latitude: Double?, longitude: Double?) {
+        if let d = deviceDistance {
+            distance = Double(d) / 100
+            anyDistance = true
+        } else if !anyDistance, let latitude, let longitude {
+            if let (plat, plon) = lastPosition { distance += Totals.haversine(plat, plon, latitude, longitude) }
+        }
+        if let latitude, let longitude { lastPosition = (latitude, longitude) }
+    }
+}
+
+/// A file's RR intervals in ms, each batch with the timestamp of the last record before it, and
+/// how many there are.
+struct RRIntervals {
+    var batches: [(timestamp: Int64?, milliseconds: [Int64])] = []
+    var count = 0
 }

@@ -21,8 +21,8 @@ public struct RecordPoint: Hashable, Sendable {
     public var longitude: Double?
     /// Altitude above mean sea level, in metres.
     public var altitudeMeters: Double?
-    public var gpsFix: GPSFixMode
-    public var hdop: Double?
+    /// The fix the position came from: its mode and horizontal dilution of precision.
+    public var fix: FixQuality
     /// The fused speed: the GPS's when it has a fix, else the footpod's.
     public var speedMetersPerSecond: Double?
     /// The distance run since the start, in metres.
@@ -35,9 +35,7 @@ public struct RecordPoint: Hashable, Sendable {
     /// Whether the runner was moving during the second that ends here.
     public var isMoving: Bool
     /// The sensors the values came from.
-    public var heartRateSensor: SensorID?
-    public var footpodSensor: SensorID?
-    public var gpsSensor: SensorID?
+    public var sources: PointSources
 
     public init(
         elapsedSeconds: Int, latitude: Double? = nil, longitude: Double? = nil, altitudeMeters: Double? = nil,
@@ -49,16 +47,58 @@ public struct RecordPoint: Hashable, Sendable {
         self.latitude = latitude
         self.longitude = longitude
         self.altitudeMeters = altitudeMeters
-        self.gpsFix = gpsFix
-        self.hdop = hdop
+        fix = FixQuality(mode: gpsFix, hdop: hdop)
         self.speedMetersPerSecond = speedMetersPerSecond
         self.distanceMeters = distanceMeters
         self.heartRateBPM = heartRateBPM
         self.cadenceSPM = cadenceSPM
         self.isMoving = isMoving
-        self.heartRateSensor = heartRateSensor
-        self.footpodSensor = footpodSensor
-        self.gpsSensor = gpsSensor
+        sources = PointSources(heartRate: heartRateSensor, footpod: footpodSensor, gps: gpsSensor)
+    }
+
+    public var gpsFix: GPSFixMode {
+        get { fix.mode }
+        set { fix.mode = newValue }
+    }
+    public var hdop: Double? {
+        get { fix.hdop }
+        set { fix.hdop = newValue }
+    }
+    public var heartRateSensor: SensorID? {
+        get { sources.heartRate }
+        set { sources.heartRate = newValue }
+    }
+    public var footpodSensor: SensorID? {
+        get { sources.footpod }
+        set { sources.footpod = newValue }
+    }
+    public var gpsSensor: SensorID? {
+        get { sources.gps }
+        set { sources.gps = newValue }
+    }
+}
+
+/// A position's fix: its mode and horizontal dilution of precision.
+public struct FixQuality: Hashable, Sendable {
+    public var mode: GPSFixMode
+    public var hdop: Double?
+
+    public init(mode: GPSFixMode = .none, hdop: Double? = nil) {
+        self.mode = mode
+        self.hdop = hdop
+    }
+}
+
+/// The sensors a point's values came from.
+public struct PointSources: Hashable, Sendable {
+    public var heartRate: SensorID?
+    public var footpod: SensorID?
+    public var gps: SensorID?
+
+    public init(heartRate: SensorID? = nil, footpod: SensorID? = nil, gps: SensorID? = nil) {
+        self.heartRate = heartRate
+        self.footpod = footpod
+        self.gps = gps
     }
 }
 

@@ -88,10 +88,8 @@ public struct PairedSensor: Hashable, Sendable, Codable {
     /// The PIN a classic strap asks for in legacy pairing.
     public var pin: String?
     public var name: String?
-    public var manufacturer: String?
-    public var model: String?
-    public var firmware: String?
-    public var serialNumber: String?
+    /// What its Device Information service (or a classic strap's profile) says it is.
+    public var device: DeviceInformation
     /// Where it is worn, when it says (Body Sensor Location or Sensor Location).
     public var location: String?
     public var batteryPercent: Int?
@@ -112,14 +110,29 @@ public struct PairedSensor: Hashable, Sendable, Codable {
         self.rfcommChannel = rfcommChannel
         self.pin = pin
         self.name = name
-        self.manufacturer = manufacturer
-        self.model = model
-        self.firmware = firmware
-        self.serialNumber = serialNumber
+        device = DeviceInformation(
+            manufacturer: manufacturer, model: model, firmware: firmware, serialNumber: serialNumber)
         self.location = location
         self.batteryPercent = batteryPercent
         self.pairedWallNanoseconds = pairedWallNanoseconds
         self.lastSeenWallNanoseconds = lastSeenWallNanoseconds
+    }
+
+    public var manufacturer: String? {
+        get { device.manufacturer }
+        set { device.manufacturer = newValue }
+    }
+    public var model: String? {
+        get { device.model }
+        set { device.model = newValue }
+    }
+    public var firmware: String? {
+        get { device.firmware }
+        set { device.firmware = newValue }
+    }
+    public var serialNumber: String? {
+        get { device.serialNumber }
+        set { device.serialNumber = newValue }
     }
 
     public var id: SensorID { SensorID(address) }
@@ -131,5 +144,21 @@ public struct PairedSensor: Hashable, Sendable, Codable {
     /// A classic (BR/EDR) strap read over RFCOMM.
     public var isClassic: Bool {
         addressType == "bredr"
+    }
+}
+
+/// A device's maker, model, firmware and serial number (the Device Information service).
+public struct DeviceInformation: Hashable, Sendable, Codable {
+    public var manufacturer: String?
+    public var model: String?
+    public var firmware: String?
+    public var serialNumber: String?
+
+    public init(manufacturer: String? = nil, model: String? = nil, firmware: String? = nil, serialNumber: String? = nil)
+    {
+        self.manufacturer = manufacturer
+        self.model = model
+        self.firmware = firmware
+        self.serialNumber = serialNumber
     }
 }

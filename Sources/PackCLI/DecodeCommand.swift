@@ -201,40 +201,32 @@ extension Decode {
 /// A fix with gpsd's TPV names where the meaning is the same (`mode`, `time`, `lat`, `lon`,
 /// `alt`, `speed`, `track`), and ours, with units, for the rest.
 struct FixJSON: Encodable {
-    let mode: Int
-    let time: String?
-    /// The time of day alone, while the receiver has not stated a date.
-    let timeOfDay: String?
-    let lat: Double?
-    let lon: Double?
-    let alt: Double?
-    let speed: Double?
-    let track: Double?
-    let hdop: Double?
-    let pdop: Double?
-    let vdop: Double?
-    let satellitesUsed: Int?
-    let satellitesSeen: Int?
+    let fix: GNSSFix
 
     enum CodingKeys: String, CodingKey {
         case mode, time, lat, lon, alt, speed, track, hdop, pdop, vdop
         case timeOfDay = "time_of_day", satellitesUsed = "satellites_used", satellitesSeen = "satellites_seen"
     }
 
-    init(_ f: GNSSFix) {
-        mode = f.mode.rawValue
-        time = f.iso8601Time
-        timeOfDay = f.date == nil ? f.time.map(Self.clock) : nil
-        lat = f.latitude.map { Format.rounded($0, 9) }
-        lon = f.longitude.map { Format.rounded($0, 9) }
-        alt = f.altitudeMeters.map { Format.rounded($0, 3) }
-        speed = f.speedMetersPerSecond.map { Format.rounded($0, 3) }
-        track = f.trackDegrees
-        hdop = f.hdop
-        pdop = f.pdop
-        vdop = f.vdop
-        satellitesUsed = f.satellitesUsed
-        satellitesSeen = f.satellitesSeen
+    init(_ f: GNSSFix) { fix = f }
+
+    func encode(to encoder: any Encoder) throws {
+        let f = fix
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(f.mode.rawValue, forKey: .mode)
+        try c.encodeIfPresent(f.iso8601Time, forKey: .time)
+        // The time of day alone, while the receiver has not stated a date.
+        try c.encodeIfPresent(f.date == nil ? f.time.map(Self.clock) : nil, forKey: .timeOfDay)
+        try c.encodeIfPresent(f.latitude.map { Format.rounded($0, 9) }, forKey: .lat)
+        try c.encodeIfPresent(f.longitude.map { Format.rounded($0, 9) }, forKey: .lon)
+        try c.encodeIfPresent(f.altitudeMeters.map { Format.rounded($0, 3) }, forKey: .alt)
+        try c.encodeIfPresent(f.speedMetersPerSecond.map { Format.rounded($0, 3) }, forKey: .speed)
+        try c.encodeIfPresent(f.trackDegrees, forKey: .track)
+        try c.encodeIfPresent(f.hdop, forKey: .hdop)
+        try c.encodeIfPresent(f.pdop, forKey: .pdop)
+        try c.encodeIfPresent(f.vdop, forKey: .vdop)
+        try c.encodeIfPresent(f.satellitesUsed, forKey: .satellitesUsed)
+        try c.encodeIfPresent(f.satellitesSeen, forKey: .satellitesSeen)
     }
 
     static func clock(_ t: NMEATime) -> String {

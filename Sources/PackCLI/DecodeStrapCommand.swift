@@ -81,21 +81,9 @@ struct StrapStreamDecoder {
 
 struct HxMJSON: Encodable {
     let offset: Int
-    let firmwareID: Int
-    let firmwareVersion: String
-    let hardwareID: Int
-    let hardwareVersion: String
-    let batteryPercent: Int
-    let hrBpm: Int
-    let beatNumber: Int
-    /// Newest first, in ms of the strap's 16-bit clock.
-    let beatTimestampsMs: [Int]
+    let frame: HxMGeneralData
     /// Intervals of the beats new since the previous frame, oldest first.
-    let rrMs: [Int]
-    let distanceM: Double
-    let speedMps: Double
-    let strides: Int
-    let cadenceRaw: Int
+    let rr: [UInt16]
 
     enum CodingKeys: String, CodingKey {
         case offset, strides
@@ -107,19 +95,28 @@ struct HxMJSON: Encodable {
 
     init(_ p: HxMGeneralData, offset: Int, rr: [UInt16]) {
         self.offset = offset
-        firmwareID = Int(p.firmwareID)
-        firmwareVersion = p.firmwareVersion
-        hardwareID = Int(p.hardwareID)
-        hardwareVersion = p.hardwareVersion
-        batteryPercent = Int(p.battery)
-        hrBpm = Int(p.heartRate)
-        beatNumber = Int(p.heartBeatNumber)
-        beatTimestampsMs = p.heartBeatTimestamps.map(Int.init)
-        rrMs = rr.map(Int.init)
-        distanceM = p.distanceMeters
-        speedMps = p.speedMetersPerSecond
-        strides = Int(p.strides)
-        cadenceRaw = Int(p.cadenceRaw)
+        frame = p
+        self.rr = rr
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        let p = frame
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(offset, forKey: .offset)
+        try c.encode(Int(p.firmwareID), forKey: .firmwareID)
+        try c.encode(p.firmwareVersion, forKey: .firmwareVersion)
+        try c.encode(Int(p.hardwareID), forKey: .hardwareID)
+        try c.encode(p.hardwareVersion, forKey: .hardwareVersion)
+        try c.encode(Int(p.battery), forKey: .batteryPercent)
+        try c.encode(Int(p.heartRate), forKey: .hrBpm)
+        try c.encode(Int(p.heartBeatNumber), forKey: .beatNumber)
+        // Newest first, in ms of the strap's 16-bit clock.
+        try c.encode(p.heartBeatTimestamps.map(Int.init), forKey: .beatTimestampsMs)
+        try c.encode(rr.map(Int.init), forKey: .rrMs)
+        try c.encode(p.distanceMeters, forKey: .distanceM)
+        try c.encode(p.speedMetersPerSecond, forKey: .speedMps)
+        try c.encode(Int(p.strides), forKey: .strides)
+        try c.encode(Int(p.cadenceRaw), forKey: .cadenceRaw)
     }
 }
 

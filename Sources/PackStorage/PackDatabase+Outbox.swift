@@ -9,19 +9,31 @@ public struct OutboxEntry: Hashable, Sendable {
     public var startWall: WallInstant
     public var distanceMeters: Double
     public var enqueued: WallInstant
-    public var attempts: Int
-    public var lastAttempt: WallInstant?
-    /// Why the last attempt failed, in words, and the short code behind it.
-    public var lastError: String?
-    public var errorCode: String?
-    /// When the sync worker tries again (`nil`: as soon as the pack is home).
-    public var nextAttempt: WallInstant?
+    /// Its attempts so far: how many, the last one and why it failed, the next one.
+    public var history: AttemptHistory
     /// The store refused the run (4xx): it waits for a person, not for a timer.
     public var held: Bool
     /// When the store acknowledged it; `nil` while it waits.
     public var synced: WallInstant?
     /// The size of the file made for the upload, once made.
     public var payloadBytes: Int?
+
+    /// A run's upload attempts.
+    public struct AttemptHistory: Hashable, Sendable {
+        public var count: Int
+        public var last: WallInstant?
+        /// Why the last attempt failed, in words, and the short code behind it.
+        public var lastError: String?
+        public var errorCode: String?
+        /// When the sync worker tries again (`nil`: as soon as the pack is home).
+        public var next: WallInstant?
+    }
+
+    public var attempts: Int { history.count }
+    public var lastAttempt: WallInstant? { history.last }
+    public var lastError: String? { history.lastError }
+    public var errorCode: String? { history.errorCode }
+    public var nextAttempt: WallInstant? { history.next }
 }
 
 /// What the outbox holds, in numbers.
@@ -204,9 +216,11 @@ extension PackDatabase {
         return OutboxEntry(
             session: SessionID(row["session_id"]), uuid: row["uuid"],
             startWall: WallInstant(nanosecondsSinceEpoch: row["start_wall_ns"]), distanceMeters: row["distance_m"],
-            enqueued: WallInstant(nanosecondsSinceEpoch: row["enqueued_wall_ns"]), attempts: row["attempts"],
-            lastAttempt: instant("last_attempt_wall_ns"), lastError: row["last_error"], errorCode: row["error_code"],
-            nextAttempt: instant("next_attempt_wall_ns"), held: row["held"], synced: instant("synced_wall_ns"),
+            enqueued: WallInstant(nanosecondsSinceEpoch: row["enqueued_wall_ns"]),
+            history: OutboxEntry.AttemptHistory(
+                count: row["attempts"], last: instant("last_attempt_wall_ns"), lastError: row["last_error"],
+                errorCode: row["error_code"], next: instant("next_attempt_wall_ns")),
+            held: row["held"], synced: instant("synced_wall_ns"),
             payloadBytes: row["payload_bytes"])
     }
 
