@@ -87,9 +87,9 @@ public actor PackEngine {
         self.logger = logger
         self.mode = mode
         self.recoveredRuns = recoveredRuns
-        startWaitSeconds = configuration.gpsStartWaitSeconds
-        discardShorterThanSeconds = configuration.discardShorterThanSeconds
-        units = configuration.displayUnits
+        startWaitSeconds = configuration.gps.startWaitSeconds
+        discardShorterThanSeconds = configuration.recording.discardShorterThanSeconds
+        units = configuration.display.units
         pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
         for sensor in sensors {
             self.sensors[sensor.id] = sensor
