@@ -26,10 +26,10 @@ struct BluetoothControl: Sendable {
     static func source(for sensor: PairedSensor, _ c: PackConfiguration) -> any LiveSource {
         if sensor.isClassic {
             return ClassicStrapSource(
-                sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout,
-                supervisionTimeoutMs: c.bluetoothSupervisionTimeoutMs)
+                sensor: sensor, adapter: c.bluetooth.adapter, connectTimeout: c.bluetooth.connectTimeout,
+                supervisionTimeoutMs: c.bluetooth.supervisionTimeoutMs)
         }
-        return BLESensorSource(sensor: sensor, adapter: c.bluetoothAdapter, connectTimeout: c.bluetoothConnectTimeout)
+        return BLESensorSource(sensor: sensor, adapter: c.bluetooth.adapter, connectTimeout: c.bluetooth.connectTimeout)
     }
 
     func scan(seconds: Double, classic: Bool = false) async throws(ControlError) -> ScanReport {
@@ -37,7 +37,7 @@ struct BluetoothControl: Sendable {
             throw ControlError(code: "bad_request", message: "scan for 1 to 60 seconds")
         }
         if classic { return try await inquire(seconds: seconds) }
-        let adapter = configuration.bluetoothAdapter
+        let adapter = configuration.bluetooth.adapter
         let result = await offPool { () -> Result<(found: [BLEPairing.Found], sharedKernelScan: Bool), BlueZError> in
             do throws(BlueZError) { return .success(try BLEPairing.scan(adapter: adapter, seconds: seconds)) } catch {
                 return .failure(error)
@@ -63,7 +63,7 @@ struct BluetoothControl: Sendable {
 
     /// `scan --classic`: an inquiry, then names; straps first.
     func inquire(seconds: Double) async throws(ControlError) -> ScanReport {
-        let adapterName = configuration.bluetoothAdapter
+        let adapterName = configuration.bluetooth.adapter
         let result = await offPool { () -> Result<[InquiryResult], BlueZError> in
             do throws(BlueZError) {
                 let adapter = try BluetoothAdapter.findUp(adapterName)
@@ -116,8 +116,8 @@ struct BluetoothControl: Sendable {
         // A strap takes one connection: stop following it while it pairs again.
         let existing = try? database.pairedSensors().first(where: { $0.matches(target) })
         if let existing { runner.stop(existing.id) }
-        let adapter = configuration.bluetoothAdapter
-        let timeout = configuration.bluetoothConnectTimeout
+        let adapter = configuration.bluetooth.adapter
+        let timeout = configuration.bluetooth.connectTimeout
         let now = PackClock.system.wall().nanosecondsSinceEpoch
         // Answer the kernel's PIN request for this strap while it pairs.
         let usedPIN = pin ?? profile.defaultPIN
@@ -190,8 +190,8 @@ struct BluetoothControl: Sendable {
             // Paired as another kind: stop following it, pair it again as asked.
             runner.stop(existing.id)
         }
-        let adapter = configuration.bluetoothAdapter
-        let timeout = configuration.bluetoothConnectTimeout
+        let adapter = configuration.bluetooth.adapter
+        let timeout = configuration.bluetooth.connectTimeout
         let requested = kind
         let now = PackClock.system.wall().nanosecondsSinceEpoch
         let result = await offPool { () -> Result<PairedSensor, BLEPairing.Failure> in

@@ -8,7 +8,7 @@ import Logging
 enum BluetoothSetup {
     static func prepare(_ c: PackConfiguration, logger: Logger) {
         let adapter: BluetoothAdapter
-        do { adapter = try BluetoothAdapter.find(c.bluetoothAdapter) } catch {
+        do { adapter = try BluetoothAdapter.find(c.bluetooth.adapter) } catch {
             logger.warning("Bluetooth is not available: \(error)")
             return
         }
@@ -17,7 +17,7 @@ enum BluetoothSetup {
             logger.warning("Cannot open the Bluetooth management socket: \(error)")
             return
         }
-        if c.bluetoothPowerOn {
+        if c.bluetooth.powerOn {
             // LE first: the kernel keeps LE off on a dual-mode controller until told.
             for (opcode, what) in [(ManagementSocket.Opcode.setLowEnergy, "LE"), (.setPowered, "power")] {
                 do {
@@ -32,9 +32,9 @@ enum BluetoothSetup {
                 }
             }
         }
-        guard c.bluetoothMaxIntervalMs != nil || c.bluetoothSupervisionTimeoutMs != nil else { return }
-        let maxInterval = UInt16(((c.bluetoothMaxIntervalMs ?? 50) / 1.25).rounded())
-        let timeout = UInt16(((c.bluetoothSupervisionTimeoutMs ?? 420) / 10).rounded())
+        guard c.bluetooth.maxIntervalMs != nil || c.bluetooth.supervisionTimeoutMs != nil else { return }
+        let maxInterval = UInt16(((c.bluetooth.maxIntervalMs ?? 50) / 1.25).rounded())
+        let timeout = UInt16(((c.bluetooth.supervisionTimeoutMs ?? 420) / 10).rounded())
         do {
             let status = try management.setLEConnectionDefaults(
                 index: adapter.index, minInterval: 0x0018, maxInterval: maxInterval, latency: 0,

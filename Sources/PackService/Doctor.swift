@@ -21,13 +21,11 @@ struct Doctor: Sendable {
     let sync: SyncWorker?
     /// How long the gpsd check waits for a fix.
     var gpsTimeout = 5.0
-    /// The clocks the engine records with (when the engine answers, its own).
-    var systemClock = PackClock.system
 
     func run() async -> [DoctorCheck] {
         let status = await engine?.status()
         var checks: [DoctorCheck] = []
-        if configuration.replayFile != nil, !configuration.replayLive, let status {
+        if configuration.replay.file != nil, !configuration.replay.live, let status {
             // Replaying only: no radio, receiver or accelerometer is read, so none is checked.
             checks.append(replay(status))
             checks.append(clock(status))
@@ -44,7 +42,7 @@ struct Doctor: Sendable {
             checks.append(await sync.doctorStoreCheck())
             checks.append(await sync.doctorNetworkCheck())
         } else {
-            let off = configuration.syncEnabled ? "without a journal there is no link" : "sync.enabled is false"
+            let off = configuration.sync.enabled ? "without a journal there is no link" : "sync.enabled is false"
             checks.append(DoctorCheck("store", .ok, "not checked: \(off)"))
         }
         return checks
@@ -54,7 +52,7 @@ struct Doctor: Sendable {
 
     /// What stands in for the sensors while handoffd replays a capture.
     func replay(_ status: StatusReport) -> DoctorCheck {
-        let file = (configuration.replayFile ?? "?" as String)
+        let file = (configuration.replay.file ?? "?" as String)
         let sources = status.sensors.map { "\($0.id) (\($0.kind.replacingOccurrences(of: "_", with: " ")))" }
             .joined(separator: ", ")
         guard let replay = status.replay, !replay.finished else {
@@ -74,11 +72,11 @@ struct Doctor: Sendable {
 
     func bluetoothAdapter() -> DoctorCheck {
         let id = "bluetooth.adapter"
-        guard configuration.bluetoothEnabled else {
+        guard configuration.bluetooth.enabled else {
             return DoctorCheck(id, .ok, "not used (bluetooth.enabled is false)")
         }
         let adapter: BluetoothAdapter
-        do { adapter = try BluetoothAdapter.find(configuration.bluetoothAdapter) } catch {
+        do { adapter = try BluetoothAdapter.find(configuration.bluetooth.adapter) } catch {
             switch error {
             case .noBluetoothInKernel:
                 return DoctorCheck(
@@ -109,7 +107,7 @@ struct Doctor: Sendable {
         guard adapter.isUp else {
             return DoctorCheck(
                 id, .problem, "\(adapter.name) (\(adapter.address)) is powered off",
-                action: configuration.bluetoothPowerOn
+                action: configuration.bluetooth.powerOn
                     ? "restart handoffd (it powers the adapter on; it needs CAP_NET_ADMIN) or `sudo btmgmt --index \(adapter.index) power on`"
                     : "`sudo btmgmt --index \(adapter.index) power on`, or set bluetooth.power_on = true")
         }
@@ -124,7 +122,7 @@ struct Doctor: Sendable {
 
     /// Bluetooth radios as /sys/class/rfkill lists them.
     func rfkill() -> [RFKill] {
-        let root = configuration.sysfsRoot + "/class/rfkill"
+        let root = configuration.pedometer.sysfsRoot + "/class/rfkill"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return entries.sorted().compactMap { entry in
             func read(_ name: String) -> String? {
@@ -139,7 +137,7 @@ struct Doctor: Sendable {
     }
 
     func sensors(_ status: StatusReport?) async -> [DoctorCheck] {
-        guard configuration.bluetoothEnabled, let database else { return [] }
+        guard configuration.bluetooth.enabled, let database else { return [] }
         let paired: [PairedSensor]
         do { paired = try database.pairedSensors() } catch {
             return [
@@ -193,11 +191,11 @@ struct Doctor: Sendable {
     // MARK: GPS and clock
 
     func gps(_ status: StatusReport?) async -> DoctorCheck {
-        switch configuration.gpsSource {
+        switch configuration.gps.source {
         case .none:
             return DoctorCheck("gps", .ok, "not used (gps.source = \"none\"): distance from the footpod")
         case .serial:
-            let device = configuration.gpsDevice
+            let device = configuration.gps.device
             guard FileManager.default.fileExists(atPath: device) else {
                 return DoctorCheck(
                     "gps", .problem, "the receiver's port \(device) does not exist",
@@ -211,14 +209,14 @@ struct Doctor: Sendable {
             return fixCheck(status, source: device)
         case .gpsd:
             if let status, status.gps.fix != "none", (status.gps.lastFixS ?? 99) < 5 {
-                return fixCheck(status, source: "gpsd \(configuration.gpsdHost):\(configuration.gpsdPort)")
+                return fixCheck(status, source: "gpsd \(configuration.gps.gpsdHost):\(configuration.gps.gpsdPort)")
             }
-            let probe = GpsdProbe(host: configuration.gpsdHost, port: configuration.gpsdPort)
+            let probe = GpsdProbe(host: configuration.gps.gpsdHost, port: configuration.gps.gpsdPort)
             let timeout = gpsTimeout
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<GpsdProbe.Result, Never>) in
                 Thread.detachNewThread { continuation.resume(returning: probe.run(timeout: timeout)) }
             }
-            let address = "\(configuration.gpsdHost):\(configuration.gpsdPort)"
+            let address = "\(configuration.gps.gpsdHost):\(configuration.gps.gpsdPort)"
             if let reason = result.unreachable {
                 return DoctorCheck(
                     "gps", .problem, "gpsd is not running at \(address) (\(reason))",
@@ -253,14 +251,14 @@ struct Doctor: Sendable {
     }
 
     func clock(_ status: StatusReport?) -> DoctorCheck {
-        if !PackClock.systemCanTellSynchronization {
+        if configuration.recording.systemClock == .kernel, !PackClock.systemCanTellSynchronization {
             return DoctorCheck(
                 "clock", .warning, "cannot tell whether the clock is synchronised: adjtimex(2) is refused",
                 action:
                     "allow adjtimex and clock_adjtime in the unit (hw/systemd/handoffd.service does; ProtectClock=yes blocks them)"
             )
         }
-        if (engine?.clock ?? systemClock).isSynchronized() {
+        if (engine?.clock ?? configuration.recording.clock).isSynchronized() {
             return DoctorCheck("clock", .ok, "the system clock is synchronised (the kernel's NTP status)")
         }
         if status?.gps.clock == "gps" {
@@ -279,7 +277,7 @@ struct Doctor: Sendable {
     // MARK: Steps and storage
 
     func pedometer() -> DoctorCheck {
-        let kinds = configuration.stepSources
+        let kinds = configuration.pedometer.sources
         let wantsIIO = kinds.contains(.stepCounter) || kinds.contains(.accelerometer)
         guard wantsIIO else {
             return DoctorCheck(
@@ -287,7 +285,7 @@ struct Doctor: Sendable {
                 kinds.contains(.footpod)
                     ? "steps come from the footpod's cadence" : "not used (pedometer.sources is empty)")
         }
-        let sysfs = configuration.sysfsRoot
+        let sysfs = configuration.pedometer.sysfsRoot
         let counters = IIODevice.find(sysfs: sysfs, having: "in_steps_input")
         if kinds.contains(.stepCounter), let device = counters.first {
             return DoctorCheck(
@@ -308,7 +306,7 @@ struct Doctor: Sendable {
 
     func space() -> DoctorCheck {
         // The journal's folder, or the nearest one above it that exists (before the first start).
-        var directory = (configuration.databasePath as NSString).deletingLastPathComponent
+        var directory = (configuration.storage.databasePath as NSString).deletingLastPathComponent
         if directory.isEmpty { directory = "." }
         while !FileManager.default.fileExists(atPath: directory), directory != "/", !directory.isEmpty {
             directory = (directory as NSString).deletingLastPathComponent
@@ -338,7 +336,7 @@ struct Doctor: Sendable {
 
     func databaseIntegrity() async -> DoctorCheck {
         guard let database else {
-            let path = configuration.databasePath
+            let path = configuration.storage.databasePath
             if !FileManager.default.fileExists(atPath: path) {
                 return DoctorCheck(
                     "storage.database", .warning, "there is no journal at \(path) yet",
@@ -357,7 +355,7 @@ struct Doctor: Sendable {
                     "storage.database", .problem,
                     "the journal is damaged: \(problems.prefix(3).joined(separator: "; "))",
                     action:
-                        "stop handoffd, copy \(configuration.databasePath) somewhere safe, and export what reads (`handoff export`); see docs/journal.md"
+                        "stop handoffd, copy \(configuration.storage.databasePath) somewhere safe, and export what reads (`handoff export`); see docs/journal.md"
                 )
             }
             let totals = try database.outboxTotals()

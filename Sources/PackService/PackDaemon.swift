@@ -34,12 +34,12 @@ public enum PackDaemon {
     }
 
     public static func run(configuration: PackConfiguration, logger: Logger) async throws {
-        let databaseDirectory = (configuration.databasePath as NSString).deletingLastPathComponent
+        let databaseDirectory = (configuration.storage.databasePath as NSString).deletingLastPathComponent
         if !databaseDirectory.isEmpty {
             try FileManager.default.createDirectory(
                 atPath: databaseDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         }
-        let database = try PackDatabase(path: configuration.databasePath, logger: logger)
+        let database = try PackDatabase(path: configuration.storage.databasePath, logger: logger)
         let recovered = try database.recoverOpenSessions(now: PackClock.system.wall())
         for run in recovered {
             logger.warning(
@@ -47,21 +47,21 @@ public enum PackDaemon {
                 metadata: ["session.id": "\(run.id)", "session.uuid": "\(run.uuid)"])
         }
 
-        let live = configuration.replayFile == nil || configuration.replayLive
+        let live = configuration.replay.file == nil || configuration.replay.live
         let mode: PackEngine.Mode = live ? .live : .replay
-        let bluetooth = live && configuration.bluetoothEnabled
+        let bluetooth = live && configuration.bluetooth.enabled
         if bluetooth { BluetoothSetup.prepare(configuration, logger: logger) }
         var sources = live ? liveSources(configuration) : []
         if bluetooth { sources += try BluetoothControl.pairedSources(database, configuration) }
         let engine = PackEngine(
             database: database, configuration: configuration, mode: mode, sensors: sources.map(\.descriptor),
-            recoveredRuns: recovered.map(\.id.rawValue), logger: logger)
+            recoveredRuns: recovered.map(\.id.rawValue), logger: logger, clock: configuration.recording.clock)
 
-        if let capturePath = configuration.captureFile {
+        if let capturePath = configuration.capture.file {
             var sensors: [SensorDescriptor] = sources.map(\.descriptor)
-            if let replay = configuration.replayFile {
+            if let replay = configuration.replay.file {
                 sensors += try CaptureFileReader(path: replay).header.sensors.filter { sensor in
-                    configuration.replaySensors.map { $0.contains(sensor.id.rawValue) } ?? true
+                    configuration.replay.sensors.map { $0.contains(sensor.id.rawValue) } ?? true
                 }
             }
             let header = CaptureHeader(sensors: sensors, createdBy: "handoffd \(HandoffVersion.current)")
@@ -71,23 +71,25 @@ public enum PackDaemon {
 
         if live { await engine.checkClock() }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: EngineService(engine: engine))]
-        if let replay = configuration.replayFile {
+        if let replay = configuration.replay.file {
             services.append(
                 .init(
                     service: ReplayService(
                         engine: engine, path: replay,
-                        speed: configuration.replayLive ? .factor(1) : configuration.replaySpeed,
-                        restamp: configuration.replayLive, startNow: configuration.replayStartNow,
-                        sensors: configuration.replaySensors, logger: logger),
-                    successTerminationBehavior: configuration.exitAfterReplay ? .gracefullyShutdownGroup : .ignore,
+                        speed: configuration.replay.live ? .factor(1) : configuration.replay.speed,
+                        restamp: configuration.replay.live, startNow: configuration.replay.startNow,
+                        sensors: configuration.replay.sensors, logger: logger),
+                    successTerminationBehavior: configuration.replay.exitAfterReplay
+                        ? .gracefullyShutdownGroup : .ignore,
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         var sync: SyncWorker?
-        if configuration.syncEnabled {
-            let worker = SyncWorker(database: database, configuration: configuration.sync, logger: logger)
+        if configuration.sync.enabled {
+            let worker = SyncWorker(
+                database: database, configuration: configuration.syncWorkerConfiguration, logger: logger)
             let monitor = NetworkMonitor(
-                source: configuration.syncNetwork, interface: configuration.syncInterface,
-                wpaDirectory: configuration.syncWPADirectory
+                source: configuration.sync.home.network, interface: configuration.sync.home.interface,
+                wpaDirectory: configuration.sync.home.wpaDirectory
             ) { state in
                 Task { await worker.networkChanged(state) }
             }
@@ -95,7 +97,7 @@ public enum PackDaemon {
             services.append(.init(service: SyncService(worker: worker, monitor: monitor)))
             sync = worker
         }
-        if live && configuration.gpioEnabled {
+        if live && configuration.gpio.enabled {
             services.append(.init(service: panel(configuration, engine: engine, sync: sync, logger: logger)))
         }
         let runner = SourceRunner(logger: logger)
@@ -115,11 +117,12 @@ public enum PackDaemon {
         services.append(
             .init(
                 service: ControlServer(
-                    path: configuration.socketPath, engine: engine, bluetooth: control, sync: sync,
+                    path: configuration.control.socketPath, engine: engine, bluetooth: control, sync: sync,
                     doctor: Doctor(configuration: configuration, database: database, engine: engine, sync: sync),
                     logger: logger,
                     onListening: {
-                        notifier.ready(status: live ? "Ready; listening on \(configuration.socketPath)" : "Replaying")
+                        notifier.ready(
+                            status: live ? "Ready; listening on \(configuration.control.socketPath)" : "Replaying")
                     }),
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         // Last, so that it is the first told of a shutdown (the group stops services in reverse):
@@ -135,8 +138,8 @@ public enum PackDaemon {
         logger.info(
             "handoffd \(HandoffVersion.current) running",
             metadata: [
-                "database": "\(configuration.databasePath)", "socket": "\(configuration.socketPath)",
-                "source": "\(configuration.replayFile.map { "replay \($0)" } ?? "live")",
+                "database": "\(configuration.storage.databasePath)", "socket": "\(configuration.control.socketPath)",
+                "source": "\(configuration.replay.file.map { "replay \($0)" } ?? "live")",
                 "sensors":
                     "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport ?? "?"))" }.joined(separator: ", "))",
             ])
@@ -149,16 +152,17 @@ public enum PackDaemon {
     /// opened read-only; the store and Wi-Fi are looked at as the sync worker would.
     public static func doctor(configuration: PackConfiguration, logger: Logger) async -> DoctorReport {
         var database: PackDatabase?
-        if FileManager.default.fileExists(atPath: configuration.databasePath) {
-            database = try? PackDatabase(path: configuration.databasePath, readOnly: true, logger: logger)
+        if FileManager.default.fileExists(atPath: configuration.storage.databasePath) {
+            database = try? PackDatabase(path: configuration.storage.databasePath, readOnly: true, logger: logger)
         }
         var sync: SyncWorker?
-        if configuration.syncEnabled, let database {
-            let worker = SyncWorker(database: database, configuration: configuration.sync, logger: logger)
-            if configuration.syncNetwork != .always {
+        if configuration.sync.enabled, let database {
+            let worker = SyncWorker(
+                database: database, configuration: configuration.syncWorkerConfiguration, logger: logger)
+            if configuration.sync.home.network != .always {
                 let monitor = NetworkMonitor(
-                    source: configuration.syncNetwork, interface: configuration.syncInterface,
-                    wpaDirectory: configuration.syncWPADirectory
+                    source: configuration.sync.home.network, interface: configuration.sync.home.interface,
+                    wpaDirectory: configuration.sync.home.wpaDirectory
                 ) { _ in }
                 await worker.networkChanged(monitor.readOnce())
             }
@@ -175,19 +179,19 @@ public enum PackDaemon {
     ) -> PanelService {
         var button: GPIOLine?
         var led: GPIOLine?
-        if let line = c.gpioButton {
+        if let line = c.gpio.button {
             do {
                 button = try GPIOLine.button(
-                    chip: c.gpioChip, line: line, activeLow: c.gpioButtonActiveLow,
-                    debounceMs: Int(c.gpioDebounceSeconds * 1000))
+                    chip: c.gpio.chip, line: line, activeLow: c.gpio.buttonActiveLow,
+                    debounceMs: Int(c.gpio.debounceSeconds * 1000))
             } catch {
                 logger.error(
-                    "The button's GPIO line cannot be had: \(error). Check gpio.chip and gpio.button (`gpioinfo` lists the lines) and that handoffd may open \(c.gpioChip) (group gpio)"
+                    "The button's GPIO line cannot be had: \(error). Check gpio.chip and gpio.button (`gpioinfo` lists the lines) and that handoffd may open \(c.gpio.chip) (group gpio)"
                 )
             }
         }
-        if let line = c.gpioLED {
-            do { led = try GPIOLine.led(chip: c.gpioChip, line: line, activeLow: c.gpioLEDActiveLow) } catch {
+        if let line = c.gpio.led {
+            do { led = try GPIOLine.led(chip: c.gpio.chip, line: line, activeLow: c.gpio.ledActiveLow) } catch {
                 logger.error(
                     "The LED's GPIO line cannot be had: \(error). Check gpio.chip and gpio.led (`gpioinfo` lists the lines)"
                 )
@@ -195,23 +199,26 @@ public enum PackDaemon {
         }
         logger.info(
             "Button and LED",
-            metadata: ["chip": "\(c.gpioChip)", "button": "\(button?.name ?? "none")", "led": "\(led?.name ?? "none")"])
+            metadata: [
+                "chip": "\(c.gpio.chip)", "button": "\(button?.name ?? "none")", "led": "\(led?.name ?? "none")",
+            ])
         return PanelService(
-            engine: engine, sync: sync, button: button, led: led, gpsConfigured: c.gpsSource != .none,
-            debounce: c.gpioDebounceSeconds, longPress: c.gpioLongPressSeconds, logger: logger)
+            engine: engine, sync: sync, button: button, led: led, gpsConfigured: c.gps.source != .none,
+            debounce: c.gpio.debounceSeconds, longPress: c.gpio.longPressSeconds, logger: logger)
     }
 
     /// The live sources the configuration asks for.
     static func liveSources(_ c: PackConfiguration) -> [any LiveSource] {
         var sources: [any LiveSource] = []
-        switch c.gpsSource {
-        case .gpsd: sources.append(GpsdSource(host: c.gpsdHost, port: c.gpsdPort))
-        case .serial: sources.append(SerialNMEASource(device: c.gpsDevice, baudRate: c.gpsBaudRate))
+        switch c.gps.source {
+        case .gpsd: sources.append(GpsdSource(host: c.gps.gpsdHost, port: c.gps.gpsdPort))
+        case .serial: sources.append(SerialNMEASource(device: c.gps.device, baudRate: c.gps.baudRate))
         case .none: break
         }
         if let pedometer = PedometerSelection.source(
-            order: c.stepSources.map(\.rawValue), sysfs: c.sysfsRoot, deviceRoot: c.deviceRoot,
-            rate: c.accelerometerRateHz)
+            order: c.pedometer.sources.map(\.rawValue), sysfs: c.pedometer.sysfsRoot,
+            deviceRoot: c.pedometer.deviceRoot,
+            rate: c.pedometer.accelerometerRateHz)
         {
             sources.append(pedometer)
         }

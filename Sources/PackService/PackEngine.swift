@@ -65,10 +65,10 @@ public actor PackEngine {
         self.mode = mode
         self.clock = clock
         self.recoveredRuns = recoveredRuns
-        settings = Settings(startWaitSeconds: configuration.gpsStartWaitSeconds, units: configuration.displayUnits)
+        settings = Settings(startWaitSeconds: configuration.gps.startWaitSeconds, units: configuration.display.units)
         recording = RecordingSession(
             recorder: configuration.recorder, sensors: sensors,
-            discardShorterThanSeconds: configuration.discardShorterThanSeconds, newUUID: newUUID)
+            discardShorterThanSeconds: configuration.recording.discardShorterThanSeconds, newUUID: newUUID)
         journal = JournalWriter(database: database, logger: logger)
         telemetry.pairedSensors = Set(sensors.filter { $0.transport == "ble" }.map(\.id))
     }

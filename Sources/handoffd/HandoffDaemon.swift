@@ -72,14 +72,14 @@ struct HandoffDaemon: ParsableCommand {
             FileHandle.standardError.write(Data("handoffd: the configuration file \(configPath) does not exist\n".utf8))
             throw ExitCode(78)
         }
-        if let database { configuration.databasePath = database }
-        if let socket { configuration.socketPath = socket }
-        if let replay { configuration.replayFile = replay }
-        if let speed { configuration.replaySpeed = ReplaySpeed(speed)! }
-        if exitAfterReplay { configuration.exitAfterReplay = true }
-        if let capture { configuration.captureFile = capture }
-        if let logLevel { configuration.logLevel = Logger.Level(rawValue: logLevel)! }
-        if configuration.exitAfterReplay && configuration.replayFile == nil && !doctor {
+        if let database { configuration.storage.databasePath = database }
+        if let socket { configuration.control.socketPath = socket }
+        if let replay { configuration.replay.file = replay }
+        if let speed { configuration.replay.speed = ReplaySpeed(speed)! }
+        if exitAfterReplay { configuration.replay.exitAfterReplay = true }
+        if let capture { configuration.capture.file = capture }
+        if let logLevel { configuration.log.level = Logger.Level(rawValue: logLevel)! }
+        if configuration.replay.exitAfterReplay && configuration.replay.file == nil && !doctor {
             FileHandle.standardError.write(
                 Data("handoffd: --exit-after-replay needs a capture to replay: --replay FILE or replay.file\n".utf8))
             throw ExitCode(64)  // EX_USAGE
@@ -100,7 +100,7 @@ struct HandoffDaemon: ParsableCommand {
             throw ExitCode(report.ok ? 0 : 1)
         }
 
-        let level = configuration.logLevel
+        let level = configuration.log.level
         // Under systemd, the journal natively (metadata as fields); HANDOFF_JOURNAL_SOCKET points a
         // test at a socket of its own.
         let environment = ProcessInfo.processInfo.environment

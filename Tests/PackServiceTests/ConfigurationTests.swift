@@ -42,8 +42,8 @@ struct ConfigurationTests {
                 [log]
                 level = "debug"
                 """, path: "test.toml")
-        #expect(c.databasePath == "/data/handoff.sqlite")
-        #expect(c.socketPath == "/tmp/h.sock")
+        #expect(c.storage.databasePath == "/data/handoff.sqlite")
+        #expect(c.control.socketPath == "/tmp/h.sock")
         #expect(c.recorder.autoLapMeters == 1609.344)
         #expect(c.recorder.staleAfterNanoseconds == 5_000_000_000)
         #expect(c.recorder.movingSpeed == 0.8)
@@ -52,24 +52,24 @@ struct ConfigurationTests {
         #expect(c.recorder.gps.jitterRadiusPerHDOP == 2.5)
         #expect(c.recorder.gps.maximumFixGapNanoseconds == 8_000_000_000)
         #expect(c.recorder.gps.maximumSpeed == 10)
-        #expect(c.gpsSource == .serial)
-        #expect(c.gpsdHost == "::1" && c.gpsdPort == 2948)
-        #expect(c.gpsDevice == "/dev/ttyUSB0" && c.gpsBaudRate == 38400)
-        #expect(c.stepSources == [.accelerometer, .footpod])
-        #expect(c.sysfsRoot == "/tmp/sys" && c.deviceRoot == "/tmp/dev")
-        #expect(c.accelerometerRateHz == 100)
+        #expect(c.gps.source == .serial)
+        #expect(c.gps.gpsdHost == "::1" && c.gps.gpsdPort == 2948)
+        #expect(c.gps.device == "/dev/ttyUSB0" && c.gps.baudRate == 38400)
+        #expect(c.pedometer.sources == [.accelerometer, .footpod])
+        #expect(c.pedometer.sysfsRoot == "/tmp/sys" && c.pedometer.deviceRoot == "/tmp/dev")
+        #expect(c.pedometer.accelerometerRateHz == 100)
         #expect(c.recorder.stepsFromFootpodCadence)
-        #expect(c.replayFile == "/tmp/run.jsonl")
-        #expect(c.replaySpeed == .maximum)
-        #expect(c.replayLive && c.replaySensors == ["hr0", "pod0"])
-        #expect(c.captureFile == "/tmp/capture.jsonl")
-        #expect(c.logLevel == .debug)
+        #expect(c.replay.file == "/tmp/run.jsonl")
+        #expect(c.replay.speed == .maximum)
+        #expect(c.replay.live && c.replay.sensors == ["hr0", "pod0"])
+        #expect(c.capture.file == "/tmp/capture.jsonl")
+        #expect(c.log.level == .debug)
     }
 
     @Test("[gpio]: the button and LED lines, active-low, press timing; -1 leaves a line out")
     func gpio() throws {
         var c = PackConfiguration()
-        #expect(!c.gpioEnabled && c.gpioButton == 17 && c.gpioLED == 27 && c.gpioChip == "/dev/gpiochip0")
+        #expect(!c.gpio.enabled && c.gpio.button == 17 && c.gpio.led == 27 && c.gpio.chip == "/dev/gpiochip0")
         try c.apply(
             toml: """
                 [gpio]
@@ -81,8 +81,8 @@ struct ConfigurationTests {
                 long_press_ms = 2000
                 debounce_ms = 10
                 """, path: "t")
-        #expect(c.gpioEnabled && c.gpioChip == "/dev/gpiochip4" && c.gpioButton == 5 && c.gpioLED == nil)
-        #expect(!c.gpioButtonActiveLow && c.gpioLongPressSeconds == 2 && c.gpioDebounceSeconds == 0.01)
+        #expect(c.gpio.enabled && c.gpio.chip == "/dev/gpiochip4" && c.gpio.button == 5 && c.gpio.led == nil)
+        #expect(!c.gpio.buttonActiveLow && c.gpio.longPressSeconds == 2 && c.gpio.debounceSeconds == 0.01)
     }
 
     @Test("auto_lap_m = 0 turns auto-lap off; integers are accepted where numbers are")
@@ -90,7 +90,7 @@ struct ConfigurationTests {
         var c = PackConfiguration()
         try c.apply(toml: "[recording]\nauto_lap_m = 0\n[replay]\nspeed = 60", path: "t")
         #expect(c.recorder.autoLapMeters == nil)
-        #expect(c.replaySpeed == .factor(60))
+        #expect(c.replay.speed == .factor(60))
     }
 
     @Test(
@@ -135,34 +135,44 @@ struct ConfigurationTests {
         let defaults = PackConfiguration()
         try c.apply(tomlAt: TestSupportPaths.repositoryRoot + "/docs/handoff.example.toml")
         #expect(c.recorder == defaults.recorder)
-        #expect(c.replaySpeed == defaults.replaySpeed)
-        #expect(c.logLevel == defaults.logLevel)
-        #expect(c.gpsSource == defaults.gpsSource)
-        #expect(c.gpsdHost == defaults.gpsdHost && c.gpsdPort == defaults.gpsdPort)
-        #expect(c.gpsDevice == defaults.gpsDevice && c.gpsBaudRate == defaults.gpsBaudRate)
-        #expect(c.stepSources == defaults.stepSources)
-        #expect(c.sysfsRoot == defaults.sysfsRoot && c.deviceRoot == defaults.deviceRoot)
-        #expect(c.accelerometerRateHz == defaults.accelerometerRateHz)
-        #expect(c.replayLive == defaults.replayLive && c.replaySensors == defaults.replaySensors)
-        #expect(c.bluetoothEnabled == defaults.bluetoothEnabled && c.bluetoothAdapter == defaults.bluetoothAdapter)
-        #expect(c.bluetoothConnectTimeout == defaults.bluetoothConnectTimeout)
-        #expect(c.gpioEnabled == defaults.gpioEnabled && c.gpioChip == defaults.gpioChip)
-        #expect(c.gpioButton == defaults.gpioButton && c.gpioLED == defaults.gpioLED)
+        #expect(c.replay.speed == defaults.replay.speed)
+        #expect(c.log.level == defaults.log.level)
+        #expect(c.gps.source == defaults.gps.source)
+        #expect(c.gps.gpsdHost == defaults.gps.gpsdHost && c.gps.gpsdPort == defaults.gps.gpsdPort)
+        #expect(c.gps.device == defaults.gps.device && c.gps.baudRate == defaults.gps.baudRate)
+        #expect(c.pedometer.sources == defaults.pedometer.sources)
         #expect(
-            c.gpioButtonActiveLow == defaults.gpioButtonActiveLow && c.gpioLEDActiveLow == defaults.gpioLEDActiveLow)
-        #expect(c.gpioLongPressSeconds == defaults.gpioLongPressSeconds)
-        #expect(c.gpioDebounceSeconds == defaults.gpioDebounceSeconds)
-        #expect(c.bluetoothPowerOn == defaults.bluetoothPowerOn)
-        #expect(c.bluetoothMaxIntervalMs == defaults.bluetoothMaxIntervalMs)
-        #expect(c.bluetoothSupervisionTimeoutMs == defaults.bluetoothSupervisionTimeoutMs)
-        #expect(c.syncEnabled == defaults.syncEnabled && c.syncHomeSSIDs == defaults.syncHomeSSIDs)
-        #expect(c.syncNetwork == defaults.syncNetwork && c.syncInterface == defaults.syncInterface)
-        #expect(c.syncWPADirectory == defaults.syncWPADirectory && c.syncUploadAway == defaults.syncUploadAway)
-        #expect(c.syncRetryMinimumSeconds == defaults.syncRetryMinimumSeconds)
-        #expect(c.syncRetryMaximumSeconds == defaults.syncRetryMaximumSeconds)
-        #expect(c.syncTimeoutSeconds == defaults.syncTimeoutSeconds && c.privacyZones == defaults.privacyZones)
-        #expect(c.pruneRawAfterDays == defaults.pruneRawAfterDays && c.replayStartNow == defaults.replayStartNow)
-        #expect(c.displayUnits == defaults.displayUnits)
+            c.pedometer.sysfsRoot == defaults.pedometer.sysfsRoot
+                && c.pedometer.deviceRoot == defaults.pedometer.deviceRoot)
+        #expect(c.pedometer.accelerometerRateHz == defaults.pedometer.accelerometerRateHz)
+        #expect(c.replay.live == defaults.replay.live && c.replay.sensors == defaults.replay.sensors)
+        #expect(c.bluetooth.enabled == defaults.bluetooth.enabled && c.bluetooth.adapter == defaults.bluetooth.adapter)
+        #expect(c.bluetooth.connectTimeout == defaults.bluetooth.connectTimeout)
+        #expect(c.gpio.enabled == defaults.gpio.enabled && c.gpio.chip == defaults.gpio.chip)
+        #expect(c.gpio.button == defaults.gpio.button && c.gpio.led == defaults.gpio.led)
+        #expect(
+            c.gpio.buttonActiveLow == defaults.gpio.buttonActiveLow && c.gpio.ledActiveLow == defaults.gpio.ledActiveLow
+        )
+        #expect(c.gpio.longPressSeconds == defaults.gpio.longPressSeconds)
+        #expect(c.gpio.debounceSeconds == defaults.gpio.debounceSeconds)
+        #expect(c.bluetooth.powerOn == defaults.bluetooth.powerOn)
+        #expect(c.bluetooth.maxIntervalMs == defaults.bluetooth.maxIntervalMs)
+        #expect(c.bluetooth.supervisionTimeoutMs == defaults.bluetooth.supervisionTimeoutMs)
+        #expect(c.sync.enabled == defaults.sync.enabled && c.sync.home.ssids == defaults.sync.home.ssids)
+        #expect(
+            c.sync.home.network == defaults.sync.home.network && c.sync.home.interface == defaults.sync.home.interface)
+        #expect(
+            c.sync.home.wpaDirectory == defaults.sync.home.wpaDirectory
+                && c.sync.home.uploadAway == defaults.sync.home.uploadAway)
+        #expect(c.sync.retryMinimumSeconds == defaults.sync.retryMinimumSeconds)
+        #expect(c.sync.retryMaximumSeconds == defaults.sync.retryMaximumSeconds)
+        #expect(
+            c.sync.timeoutSeconds == defaults.sync.timeoutSeconds && c.sync.privacy.zones == defaults.sync.privacy.zones
+        )
+        #expect(
+            c.storage.pruneRawAfterDays == defaults.storage.pruneRawAfterDays
+                && c.replay.startNow == defaults.replay.startNow)
+        #expect(c.display.units == defaults.display.units)
     }
 
     @Test("Sync and privacy settings are read, and mistakes name the key")
@@ -177,9 +187,10 @@ struct ConfigurationTests {
                 [privacy]
                 zones = [{ name = "home", lat = 48.2, lon = 16.37, radius_m = 250 }, { lat = 1, lon = 2, radius_m = 50 }]
                 """, path: "t")
-        #expect(c.syncHomeSSIDs == ["HomeNet", "Café"] && c.syncNetwork == .iw && c.syncRetryMinimumSeconds == 5)
-        #expect(c.privacyZones.map(\.name) == ["home", "zone 2"] && c.privacyZones[0].radiusMeters == 250)
-        #expect(c.sync.policy.ssids == ["HomeNet", "Café"])
+        #expect(
+            c.sync.home.ssids == ["HomeNet", "Café"] && c.sync.home.network == .iw && c.sync.retryMinimumSeconds == 5)
+        #expect(c.sync.privacy.zones.map(\.name) == ["home", "zone 2"] && c.sync.privacy.zones[0].radiusMeters == 250)
+        #expect(c.syncWorkerConfiguration.policy.ssids == ["HomeNet", "Café"])
         func refusal(_ toml: String) -> String {
             var c = PackConfiguration()
             do { try c.apply(toml: toml, path: "handoff.toml") } catch { return error.description }
@@ -213,7 +224,7 @@ struct BluetoothConfigurationTests {
     @Test("The bluetooth keys are read; 0 leaves the kernel's connection defaults")
     func readsKeys() throws {
         var c = PackConfiguration()
-        #expect(c.bluetoothEnabled && c.bluetoothAdapter == nil && c.bluetoothMaxIntervalMs == 1000)
+        #expect(c.bluetooth.enabled && c.bluetooth.adapter == nil && c.bluetooth.maxIntervalMs == 1000)
         try c.apply(
             toml: """
                 [bluetooth]
@@ -224,12 +235,12 @@ struct BluetoothConfigurationTests {
                 max_connection_interval_ms = 0
                 supervision_timeout_ms = 6000
                 """, path: "t.toml")
-        #expect(!c.bluetoothEnabled)
-        #expect(c.bluetoothAdapter == "hci1")
-        #expect(c.bluetoothConnectTimeout == 30)
-        #expect(!c.bluetoothPowerOn)
-        #expect(c.bluetoothMaxIntervalMs == nil)
-        #expect(c.bluetoothSupervisionTimeoutMs == 6000)
+        #expect(!c.bluetooth.enabled)
+        #expect(c.bluetooth.adapter == "hci1")
+        #expect(c.bluetooth.connectTimeout == 30)
+        #expect(!c.bluetooth.powerOn)
+        #expect(c.bluetooth.maxIntervalMs == nil)
+        #expect(c.bluetooth.supervisionTimeoutMs == 6000)
     }
 
     @Test(

@@ -19,7 +19,7 @@ struct DiscardAtStopTests {
         _ database: PackDatabase, discardBelow: Double? = nil, sensors: [SensorDescriptor] = []
     ) -> PackEngine {
         var configuration = PackConfiguration()
-        if let discardBelow { configuration.discardShorterThanSeconds = discardBelow }
+        if let discardBelow { configuration.recording.discardShorterThanSeconds = discardBelow }
         return PackEngine(
             database: database, configuration: configuration, mode: .replay, sensors: sensors, recoveredRuns: [],
             logger: Logger(label: "test"))
@@ -99,11 +99,11 @@ struct DiscardAtStopTests {
     @Test("[recording] discard_shorter_than_s is read; 0 turns discarding off")
     func configuration() throws {
         var c = PackConfiguration()
-        #expect(c.discardShorterThanSeconds == 60)
+        #expect(c.recording.discardShorterThanSeconds == 60)
         try c.apply(toml: "[recording]\ndiscard_shorter_than_s = 0\n", path: "test.toml")
-        #expect(c.discardShorterThanSeconds == 0)
+        #expect(c.recording.discardShorterThanSeconds == 0)
         try c.apply(toml: "[recording]\ndiscard_shorter_than_s = 30\n", path: "test.toml")
-        #expect(c.discardShorterThanSeconds == 30)
+        #expect(c.recording.discardShorterThanSeconds == 30)
         #expect(throws: (any Error).self) { try c.apply(toml: "[recording]\ndiscard_shorter_than_s = -1\n", path: "t") }
     }
 

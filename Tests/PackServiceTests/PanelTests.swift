@@ -246,7 +246,7 @@ struct PanelServiceTests {
     static func liveEngine(in dir: TemporaryDirectory) throws -> (PackDatabase, PackEngine) {
         let database = try PackDatabase(path: dir.path + "/handoff.sqlite")
         var configuration = PackConfiguration()
-        configuration.gpsSource = .none
+        configuration.gps.source = .none
         let engine = PackEngine(
             database: database, configuration: configuration, mode: .live, sensors: [], recoveredRuns: [],
             logger: Logger(label: "test"))

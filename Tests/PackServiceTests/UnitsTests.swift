@@ -55,11 +55,11 @@ struct UnitsTests {
     @Test("[display] units is read; anything but \"km\" or \"mi\" is an error naming the key and both")
     func configuration() throws {
         var c = PackConfiguration()
-        #expect(c.displayUnits == .kilometers)
+        #expect(c.display.units == .kilometers)
         try c.apply(toml: "[display]\nunits = \"mi\"", path: "test.toml")
-        #expect(c.displayUnits == .miles)
+        #expect(c.display.units == .miles)
         try c.apply(toml: "[display]\nunits = \"km\"", path: "test.toml")
-        #expect(c.displayUnits == .kilometers)
+        #expect(c.display.units == .kilometers)
         for (toml, message) in [
             ("[display]\nunits = \"miles\"", #"display.units is "miles"; it must be "km" or "mi""#),
             ("[display]\nunits = \"MI\"", #"display.units is "MI"; it must be "km" or "mi""#),
@@ -82,7 +82,7 @@ struct UnitsTests {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         var configuration = PackConfiguration()
-        configuration.displayUnits = .miles
+        configuration.display.units = .miles
         let run = RunSimulator.simulate(SimulationScenario(seed: 5, minutes: 14))
         let database = try PackDatabase(path: dir.path + "/units.sqlite")
         let engine = PackEngine(
