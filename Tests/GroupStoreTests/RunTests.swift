@@ -17,9 +17,9 @@ func checkTotals(_ repository: StoreRepository) async throws {
                 coalesce((SELECT sum(distance_mm) FROM run_team WHERE run_team.team_id = team.id), 0) AS runs_mm
             FROM team
             """, [])
-        where team.int("total_mm") != team.int("runs_mm") + team.int("former_mm") {
+        where try team.int("total_mm") != team.int("runs_mm") + team.int("former_mm") {
             problems.append(
-                "group \(team.int("id")): total \(team.int("total_mm")) ≠ runs \(team.int("runs_mm")) + former \(team.int("former_mm"))"
+                "group \(try team.int("id")): total \(try team.int("total_mm")) ≠ runs \(try team.int("runs_mm")) + former \(try team.int("former_mm"))"
             )
         }
         for member in try await db.query(
@@ -31,8 +31,8 @@ func checkTotals(_ repository: StoreRepository) async throws {
                     WHERE rt.team_id = member.team_id AND run.account_id = member.account_id) AS run_count
             FROM member
             """, [])
-        where member.int("distance_mm") != member.int("runs_mm") || member.int("runs") != member.int("run_count") {
-            problems.append("member \(member.int("account_id")) of \(member.int("team_id")) is off")
+        where try member.int("distance_mm") != member.int("runs_mm") || member.int("runs") != member.int("run_count") {
+            problems.append("member \(try member.int("account_id")) of \(try member.int("team_id")) is off")
         }
         return problems
     }
@@ -352,7 +352,7 @@ struct RunTests {
             let count = try await repository.database.read { db in
                 try await db.one("SELECT count(*) AS n, sum(distance_mm) AS mm FROM run")
             }
-            #expect(count?.int("n") == 200 && count?.int("mm") == total)
+            #expect(try count?.int("n") == 200 && count?.int("mm") == total)
             try await checkTotals(repository)
         }
     }
@@ -384,7 +384,7 @@ struct RunTests {
             let legs = try #require(progress["legs"] as? [[String: Any]])
             #expect(legs.first?["runner"] is NSNull && legs.first?["ended"] as? String == "left")
             let count = try await repository.database.read { db in try await db.one("SELECT count(*) AS n FROM run") }
-            #expect(count?.int("n") == 0)
+            #expect(try count?.int("n") == 0)
             try await checkTotals(repository)
         }
     }
