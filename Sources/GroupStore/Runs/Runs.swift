@@ -10,11 +10,21 @@ public struct StoredRun: Sendable {
     public let timerMS: Int64
     public let distanceMM: Int64
     public let sport: String
-    public let format: String
-    public let sha256: String
-    public let size: Int64
+    /// The uploaded file's format, SHA-256 and size.
+    public let file: StoredFile
     public let summary: String
     public let uploaded: WallInstant
+
+    public var format: String { file.format }
+    public var sha256: String { file.sha256 }
+    public var size: Int64 { file.size }
+
+    /// What the store keeps to know an upload again (the bytes themselves are read apart).
+    public struct StoredFile: Sendable {
+        public let format: String
+        public let sha256: String
+        public let size: Int64
+    }
 
     init(_ row: SQLRow) throws(SQLError) {
         id = try row.int("id")
@@ -25,9 +35,7 @@ public struct StoredRun: Sendable {
         timerMS = try row.int("timer_ms")
         distanceMM = try row.int("distance_mm")
         sport = try row.text("sport")
-        format = try row.text("format")
-        sha256 = try row.text("sha256")
-        size = try row.int("size")
+        file = try StoredFile(format: row.text("format"), sha256: row.text("sha256"), size: row.int("size"))
         summary = try row.text("summary")
         uploaded = WallInstant(nanosecondsSinceEpoch: try row.int("uploaded_ns"))
     }
