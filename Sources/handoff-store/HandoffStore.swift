@@ -120,34 +120,29 @@ struct HandoffStore: AsyncParsableCommand {
             throw Self.refuse(error.description)
         }
         let engine: any SQLDatabase
-        var postgres: PostgresDatabase?
         if let url = databaseURL {
-            let db = try PostgresDatabase(url: url, logger: logger)
-            postgres = db
-            engine = db
+            // Its connection pool runs in the application's ServiceGroup.
+            engine = try PostgresDatabase(url: url, logger: logger)
         } else {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             engine = try SQLiteDatabase(path: directory + "/store.sqlite")
         }
-        do {
-            let repository: StoreRepository
-            do { repository = try await StoreRepository(engine) } catch let error as SQLError {
-                // The PostgreSQL server refused or could not be reached: its sentence names --database.
-                throw Self.refuse(error.description)
-            }
+        let app = StoreApplication.make(database: engine, configuration: configuration, logger: logger) {
+            [logger] in
             if let url = databaseURL {
                 logger.info("Store data in PostgreSQL", metadata: ["database": "\(PostgresDatabase.redacted(url))"])
             } else {
                 logger.info("Store data in SQLite", metadata: ["database": "\(directory)/store.sqlite"])
             }
-            let app = StoreApplication.make(repository: repository, configuration: configuration, logger: logger)
-            try await app.runService()
-        } catch {
-            await postgres?.shutdown()
-            throw error
         }
-        await postgres?.shutdown()
+        do {
+            try await app.runService()
+        } catch let error as SQLError {
+            // The migration before the server starts: the PostgreSQL server refused or could not
+            // be reached, and its sentence names --database.
+            throw Self.refuse(error.description)
+        }
     }
 
     /// One sentence on standard error and a non-zero exit, without ArgumentParser's usage text.

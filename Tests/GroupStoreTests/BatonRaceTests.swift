@@ -86,7 +86,7 @@ struct BatonRaceTests {
             #expect(winners.count == 1, "\(results)")
             #expect(losers.map(\.code) == ["baton_held"], "\(results)")
             let holder = try await repository.database.read { db in
-                try await db.one("SELECT holder_id FROM baton WHERE team_id = ?", id)?.optionalInt("holder_id")
+                try await db.one("SELECT holder_id FROM baton WHERE team_id = ?", id)?.intOrNil("holder_id")
             }
             #expect(holder == winners.first ?? nil)
         }

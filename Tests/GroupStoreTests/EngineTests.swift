@@ -41,6 +41,5 @@ struct EngineTests {
             return text.contains("127.0.0.1:1/handoff") && text.contains("could not be reached")
                 && text.contains("--database") && !text.contains("secret")
         }
-        await database.shutdown()
     }
 }

@@ -100,12 +100,10 @@ struct StoreHarness {
             let url = PostgresDatabase.url(admin, database: name)
             let database = try PostgresDatabase(url: url, logger: logger)
             do {
-                let value = try await body(database)
-                await database.shutdown()
+                let value = try await database.whileRunning { try await body(database) }
                 try? await PostgresDatabase.dropDatabase(adminURL: admin, name: name, logger: logger)
                 return value
             } catch {
-                await database.shutdown()
                 try? await PostgresDatabase.dropDatabase(adminURL: admin, name: name, logger: logger)
                 throw error
             }

@@ -127,9 +127,10 @@ struct StoreExecutableTests {
             Self.stop(store)
             #expect(!FileManager.default.exists(directory.file("xdg").path), "no SQLite beside PostgreSQL")
             let database = try PostgresDatabase(url: url, logger: logger)
-            let accounts = try await database.read { try await $0.one("SELECT count(*) AS n FROM account") }
-            await database.shutdown()
-            #expect(accounts?.int("n") == 1, "the account is in PostgreSQL")
+            let accounts = try await database.whileRunning {
+                try await database.read { try await $0.one("SELECT count(*) AS n FROM account") }
+            }
+            #expect(try accounts?.int("n") == 1, "the account is in PostgreSQL")
             try? await PostgresDatabase.dropDatabase(adminURL: admin, name: name, logger: logger)
         } catch {
             try? await PostgresDatabase.dropDatabase(adminURL: admin, name: name, logger: logger)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// PostgreSQL through PostgresNIO's pooled client: the store at scale, several instances over one
@@ -9,11 +10,10 @@ import Synchronization
 /// repository's conditional UPDATEs and ON CONFLICT make contended operations safe there) and
 /// REPEATABLE READ READ ONLY for reads (one consistent snapshot).
 ///
-/// The client's `run()` must be running for queries to go through, and PostgresNIO allows it to
-/// be called once only (a second call is a precondition failure). So it is not offered to
-/// callers: `init` starts it in an unstructured task of its own, `shutdown()` cancels that task
-/// and waits for the pool to close its connections, and `deinit` cancels it too, should an
-/// owner forget. One owner, one way: nothing can run the client twice or never.
+/// The pool works while its `run()` does, and PostgresNIO allows one call only. The database is a
+/// `Service` whose `run()` is the pool's: `handoff-store` runs it in the application's
+/// ServiceGroup, which starts it before the server and, on SIGTERM, stops it after the server has
+/// finished its requests. Callers without a ServiceGroup (tests) use `whileRunning(_:)`.
 ///
 /// Connection failures: the pool retries an unreachable server for a minute before it fails a
 /// request, and then without saying why. So until a first connection has succeeded, each
@@ -28,7 +28,6 @@ public final class PostgresDatabase: SQLDatabase {
     private let probe: PostgresConnection.Configuration
     private let reached = Mutex<Bool>(false)
     private let statements = PlaceholderCache()
-    private let runner: Task<Void, Never>
 
     /// `url` is `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (or `postgresql://`), user and
     /// password percent-encoded, port 5432 by default, `?sslmode=disable` accepted. No TLS yet:
@@ -40,7 +39,6 @@ public final class PostgresDatabase: SQLDatabase {
         self.logger = logger
         endpoint = parsed.endpoint
         probe = parsed.connection
-        runner = Task { await client.run() }
         if !parsed.loopback {
             logger.warning(
                 "PostgreSQL over the network without TLS: keep the server on a private network",
@@ -48,12 +46,14 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    deinit { runner.cancel() }
-
-    /// Closes the pool's connections. Queries after it fail.
-    public func shutdown() async {
-        runner.cancel()
-        await runner.value
+    /// Runs `body` with the pool running, then stops the pool and waits for its connections to
+    /// close. Like `run()`, once only.
+    public func whileRunning<T>(_ body: () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.client.run() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
     }
 
     struct Parsed {
@@ -353,42 +353,10 @@ struct PostgresSession: SQLSession {
     }
 }
 
-/// The SQL text with `?` placeholders numbered `$1`, `$2`, … for PostgreSQL, cached by text (the
-/// repository's statements are a fixed set; the cache is emptied should it ever grow past 1,024).
-final class PlaceholderCache: Sendable {
-    private let texts = Mutex<[String: String]>([:])
-
-    func numbered(_ sql: String) -> String {
-        if let hit = texts.withLock({ $0[sql] }) { return hit }
-        let converted = Self.number(sql)
-        texts.withLock { texts in
-            if texts.count >= 1024 { texts.removeAll(keepingCapacity: true) }
-            texts[sql] = converted
-        }
-        return converted
-    }
-
-    /// `?` outside '…' literals and "…" identifiers (a doubled quote inside either closes and
-    /// reopens it, which comes to the same). No E'\'' escapes, comments or $$ strings.
-    static func number(_ sql: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(sql.utf8.count + 16)
-        var n = 0
-        var quote: UInt8? = nil
-        for byte in sql.utf8 {
-            if let open = quote {
-                if byte == open { quote = nil }
-                out.append(byte)
-            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
-                quote = byte
-                out.append(byte)
-            } else if byte == UInt8(ascii: "?") {
-                n += 1
-                out.append(contentsOf: "$\(n)".utf8)
-            } else {
-                out.append(byte)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+extension PostgresDatabase: Service {
+    /// The connection pool's life: until the task is cancelled or the ServiceGroup shuts down
+    /// gracefully. Queries wait while it has not started.
+    public func run() async {
+        await client.run()
     }
 }

@@ -27,7 +27,10 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
     public var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }
 
-/// One result row, read by column name.
+/// One result row, read by column name. Every accessor throws (`SQLError.unreadable`) rather
+/// than guess: on a column the result does not have, on a value of another type, and, for the
+/// non-optional ones, on NULL. A query and the code reading it that disagree fail that request
+/// with a 500 that the log explains; they neither trap the server nor read NULL as 0 or "".
 public struct SQLRow: Sendable {
     let columns: [String: Int]
     let values: [SQLValue]
@@ -37,46 +40,65 @@ public struct SQLRow: Sendable {
         self.values = values
     }
 
-    public subscript(_ name: String) -> SQLValue {
-        guard let index = columns[name] else { preconditionFailure("no column \(name) in the result") }
+    /// The value of a column, NULL included.
+    public func value(_ name: String) throws(SQLError) -> SQLValue {
+        guard let index = columns[name] else {
+            throw .unreadable(
+                "the result has no column \(name) (it has \(columns.keys.sorted().joined(separator: ", ")))")
+        }
         return values[index]
     }
 
-    public func int(_ name: String) -> Int64 {
-        switch self[name] {
+    public func int(_ name: String) throws(SQLError) -> Int64 {
+        guard let value = try intOrNil(name) else { throw Self.null(name, "an integer") }
+        return value
+    }
+
+    /// An integer column that may be NULL.
+    public func intOrNil(_ name: String) throws(SQLError) -> Int64? {
+        switch try value(name) {
         case .integer(let v): v
-        case .real(let v): Int64(v)
-        case .text(let v): Int64(v) ?? 0
-        case .blob, .null: 0
+        case .null: nil
+        case let other: throw Self.wrongType(name, other, "an integer")
         }
     }
 
-    public func optionalInt(_ name: String) -> Int64? {
-        if case .null = self[name] { return nil }
-        return int(name)
+    public func text(_ name: String) throws(SQLError) -> String {
+        guard let value = try textOrNil(name) else { throw Self.null(name, "text") }
+        return value
     }
 
-    public func text(_ name: String) -> String {
-        switch self[name] {
+    /// A text column that may be NULL.
+    public func textOrNil(_ name: String) throws(SQLError) -> String? {
+        switch try value(name) {
         case .text(let v): v
-        case .integer(let v): String(v)
-        case .real(let v): String(v)
-        case .blob(let v): String(decoding: v, as: UTF8.self)
-        case .null: ""
+        case .null: nil
+        case let other: throw Self.wrongType(name, other, "text")
         }
     }
 
-    public func optionalText(_ name: String) -> String? {
-        if case .null = self[name] { return nil }
-        return text(name)
+    public func blob(_ name: String) throws(SQLError) -> [UInt8] {
+        switch try value(name) {
+        case .blob(let v): return v
+        case .null: throw Self.null(name, "bytes")
+        case let other: throw Self.wrongType(name, other, "bytes")
+        }
     }
 
-    public func blob(_ name: String) -> [UInt8] {
-        switch self[name] {
-        case .blob(let v): v
-        case .text(let v): Array(v.utf8)
-        default: []
-        }
+    static func null(_ name: String, _ expected: String) -> SQLError {
+        .unreadable("the column \(name) is NULL where \(expected) was expected")
+    }
+
+    static func wrongType(_ name: String, _ value: SQLValue, _ expected: String) -> SQLError {
+        let found =
+            switch value {
+            case .integer: "an integer"
+            case .real: "a real number"
+            case .text: "text"
+            case .blob: "bytes"
+            case .null: "NULL"
+            }
+        return .unreadable("the column \(name) holds \(found) where \(expected) was expected")
     }
 }
 
@@ -128,12 +150,15 @@ public enum SQLError: Error, CustomStringConvertible {
     /// A text argument holds NUL (U+0000): PostgreSQL cannot store it and SQLite's C strings end
     /// at it, so neither engine is given one.
     case nulInText
+    /// A result column is missing, NULL or of another type than the code reading it expects.
+    case unreadable(String)
     case failed(String)
 
     public var description: String {
         switch self {
         case .uniqueViolation(let message): "unique constraint: \(message)"
         case .nulInText: "a text value holds NUL (U+0000)"
+        case .unreadable(let message): message
         case .failed(let message): message
         }
     }

@@ -163,7 +163,7 @@ enum Schema {
             try await database.write { session in
                 if database.dialect == .postgres { try await session.query("SELECT pg_advisory_xact_lock(7242026)") }
                 let current =
-                    try await session.one("SELECT max(version) AS v FROM schema_version")?.optionalInt("v") ?? 0
+                    try await session.one("SELECT max(version) AS v FROM schema_version")?.intOrNil("v") ?? 0
                 guard current < migration.version else { return }
                 for statement in sql(migration, database.dialect).split(separator: ";")
                 where !statement.allSatisfy(\.isWhitespace) {

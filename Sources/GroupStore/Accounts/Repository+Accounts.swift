@@ -1,48 +1,9 @@
 import HandoffModel
 
-/// The store's data, over either engine (`SQLiteDatabase`, the embedded default, or
-/// `PostgresDatabase`). Every query is written once, in SQL both speak; each operation is one
-/// transaction, so a run and the totals it changes commit together or not at all.
-public struct StoreRepository: Sendable {
-    public let database: any SQLDatabase
-
-    /// Opens the repository, bringing the schema up to date.
-    public init(_ database: any SQLDatabase) async throws {
-        self.database = database
-        try await Schema.migrate(database)
-    }
-
-    @discardableResult
-    func write<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
-        do {
-            return try await database.write(body)
-        } catch SQLError.uniqueViolation(let message) {
-            // Two writers raced for the same unique row (PostgreSQL, read committed): the loser
-            // sees the winner's row as a conflict.
-            throw StoreError(.conflict, "conflict", "someone else changed this at the same moment: \(message)")
-        } catch SQLError.nulInText {
-            throw Self.nulInText
-        }
-    }
-
-    func read<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
-        do {
-            return try await database.read(body)
-        } catch SQLError.nulInText {
-            throw Self.nulInText
-        }
-    }
-
-    /// Text from a request that holds NUL, which names the field no better than this.
-    static let nulInText = StoreError(
-        .badRequest, "invalid_text", "the request holds a NUL character (U+0000), which no name or code contains")
-}
-
-// MARK: - Accounts and tokens
-
+/// Accounts and their tokens: sessions and packs' device tokens.
 extension StoreRepository {
-    static func account(_ row: SQLRow) -> Account {
-        Account(
+    static func account(_ row: SQLRow) throws(SQLError) -> Account {
+        try Account(
             id: row.int("id"), email: row.text("email"), username: row.text("username"),
             passwordHash: row.text("password_hash"), created: WallInstant(nanosecondsSinceEpoch: row.int("created_ns")))
     }
@@ -135,11 +96,11 @@ extension StoreRepository {
                     LEFT JOIN device ON device.id = token.device_id
                     WHERE token.hash = ? AND token.expires_ns > ?
                     """, hash, now.nanosecondsSinceEpoch),
-                let scope = TokenScope(rawValue: row.text("scope"))
+                let scope = TokenScope(rawValue: try row.text("scope"))
             else { return nil }
-            return Credential(
-                account: Self.account(row), scope: scope, device: row.optionalInt("device_id"),
-                lastSeen: row.optionalInt("last_seen_ns"))
+            return try Credential(
+                account: Self.account(row), scope: scope, device: row.intOrNil("device_id"),
+                lastSeen: row.intOrNil("last_seen_ns"))
         }
         if let found, let device = found.device,
             now.nanosecondsSinceEpoch - (found.lastSeen ?? 0) > 60 * nanosecondsPerSecond
@@ -160,6 +121,18 @@ extension StoreRepository {
         try await write { db in
             try await db.query("DELETE FROM device WHERE account_id = ?", account)
             try await db.query("DELETE FROM token WHERE account_id = ? AND hash != ?", account, keeping ?? "")
+        }
+    }
+
+    /// Deletes an account: it leaves each of its groups as a member who leaves does (their
+    /// distance stays in the group totals as former members'), then the account, its sessions,
+    /// packs and runs go.
+    func deleteAccount(id: Int64, now: WallInstant) async throws {
+        try await write { db in
+            for team in try await db.query("SELECT team_id FROM member WHERE account_id = ?", id) {
+                try await Self.removeMember(db, try team.int("team_id"), id, now: now)
+            }
+            try await db.query("DELETE FROM account WHERE id = ?", id)
         }
     }
 }

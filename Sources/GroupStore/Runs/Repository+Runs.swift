@@ -1,88 +1,5 @@
 import HandoffModel
 
-/// A run as stored: its identity, what the file said, and where it counted.
-public struct StoredRun: Sendable {
-    public let id: Int64
-    public let uuid: String
-    public let accountID: Int64
-    public let started: WallInstant
-    public let elapsedMS: Int64
-    public let timerMS: Int64
-    public let distanceMM: Int64
-    public let sport: String
-    public let format: String
-    public let sha256: String
-    public let size: Int64
-    public let summary: String
-    public let uploaded: WallInstant
-
-    init(_ row: SQLRow) {
-        id = row.int("id")
-        uuid = row.text("uuid")
-        accountID = row.int("account_id")
-        started = WallInstant(nanosecondsSinceEpoch: row.int("started_ns"))
-        elapsedMS = row.int("elapsed_ms")
-        timerMS = row.int("timer_ms")
-        distanceMM = row.int("distance_mm")
-        sport = row.text("sport")
-        format = row.text("format")
-        sha256 = row.text("sha256")
-        size = row.int("size")
-        summary = row.text("summary")
-        uploaded = WallInstant(nanosecondsSinceEpoch: row.int("uploaded_ns"))
-    }
-}
-
-/// Where a run counted: a group, and the relay leg when it was run holding the baton.
-public struct RunCount: Sendable {
-    public let groupID: Int64
-    public let groupName: String
-    public let legID: Int64?
-    public let distanceMM: Int64
-}
-
-/// A group of the runner's that a run did not count in, and why: the counting rules of
-/// `count(_:_:now:)` (joined before the run started; the run started before the deadline), each
-/// with a stable code for programs and a sentence for the runner.
-public struct RunNotCounted: Sendable, Hashable {
-    public enum Reason: String, Sendable, Hashable {
-        /// The run started before the runner joined the group.
-        case startedBeforeJoining = "started_before_joining"
-        /// The run started at or after the group's deadline.
-        case afterDeadline = "after_deadline"
-        /// None of the rules explains it (the runner joined while the run was being stored).
-        case notCounted = "not_counted"
-
-        public var sentence: String {
-            switch self {
-            case .startedBeforeJoining: "it started before you joined"
-            case .afterDeadline: "it started after the group's deadline"
-            case .notCounted: "the store did not count it there"
-            }
-        }
-    }
-
-    public let groupID: Int64
-    public let groupName: String
-    public let reason: Reason
-}
-
-/// A parsed upload, ready to store.
-struct NewRun: Sendable {
-    let uuid: String
-    let started: WallInstant
-    let elapsedMS: Int64
-    let timerMS: Int64
-    let distanceMM: Int64
-    let sport: String
-    let format: String
-    let sha256: String
-    let file: [UInt8]
-    let summary: String
-    /// The group whose baton the pack claimed, having started the run offline.
-    var batonClaim: Int64? = nil
-}
-
 private let runColumns =
     "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns"
 
@@ -117,7 +34,7 @@ extension StoreRepository {
                     existing, try await Self.counts(db, existing.id), try await Self.notCounted(db, existing), false
                 )
             }
-            let stored = StoredRun(inserted)
+            let stored = try StoredRun(inserted)
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
@@ -132,7 +49,7 @@ extension StoreRepository {
     /// "Who may do what").
     private static func sameRun(_ db: any SQLSession, _ run: NewRun, account: Int64) async throws -> StoredRun? {
         guard let row = try await db.one("SELECT \(runColumns) FROM run WHERE uuid = ?", run.uuid) else { return nil }
-        let existing = StoredRun(row)
+        let existing = try StoredRun(row)
         guard existing.accountID == account, existing.sha256 == run.sha256 else { throw uuidTaken(run.uuid) }
         return existing
     }
@@ -155,7 +72,7 @@ extension StoreRepository {
             WHERE member.account_id = ? AND member.joined_ns <= ?
             AND (team.deadline_ns IS NULL OR team.deadline_ns > ?)
             """, run.accountID, start, start)
-        for team in teams.map({ $0.int("id") }) {
+        for team in try teams.map({ try $0.int("id") }) {
             let leg = try await db.one(
                 """
                 SELECT id FROM leg WHERE team_id = ? AND account_id = ? AND taken_ns <= ?
@@ -194,7 +111,7 @@ extension StoreRepository {
         let next = members[(mine + 1) % members.count]
         try await endLeg(
             db, team: team, holder: holder, at: now.nanosecondsSinceEpoch, how: "passed", to: next.accountID)
-        let group = Group(try await db.one("SELECT * FROM team WHERE id = ?", team)!)
+        let group = try await Group(db.one("SELECT * FROM team WHERE id = ?", team)!)
         _ = try await hand(db, group, to: next.accountID, now: now)
     }
 
@@ -236,12 +153,12 @@ extension StoreRepository {
             let leg = try await db.one(
                 "INSERT INTO leg (team_id, account_id, taken_ns) VALUES (?, ?, ?) RETURNING id", group, run.accountID,
                 start)!
-            let lease = team.int("lease_s")
+            let lease = try team.int("lease_s")
             try await db.query(
                 """
                 UPDATE baton SET holder_id = ?, leg_id = ?, since_ns = ?, expires_ns = ?
                 WHERE team_id = ? AND holder_id IS NULL
-                """, run.accountID, leg.int("id"), start,
+                """, run.accountID, try leg.int("id"), start,
                 max(start, now.nanosecondsSinceEpoch) + lease * nanosecondsPerSecond, group)
         } else {
             try await db.query(
@@ -273,20 +190,20 @@ extension StoreRepository {
             """, run.accountID, run.id
         ).map { row in
             let reason: RunNotCounted.Reason
-            if row.int("joined_ns") > start {
+            if try row.int("joined_ns") > start {
                 reason = .startedBeforeJoining
-            } else if let deadline = row.optionalInt("deadline_ns"), deadline <= start {
+            } else if let deadline = try row.intOrNil("deadline_ns"), deadline <= start {
                 reason = .afterDeadline
             } else {
                 reason = .notCounted
             }
-            return RunNotCounted(groupID: row.int("id"), groupName: row.text("name"), reason: reason)
+            return RunNotCounted(groupID: try row.int("id"), groupName: try row.text("name"), reason: reason)
         }
     }
 
-    static func runCount(_ row: SQLRow) -> RunCount {
-        RunCount(
-            groupID: row.int("team_id"), groupName: row.text("name"), legID: row.optionalInt("leg_id"),
+    static func runCount(_ row: SQLRow) throws(SQLError) -> RunCount {
+        try RunCount(
+            groupID: row.int("team_id"), groupName: row.text("name"), legID: row.intOrNil("leg_id"),
             distanceMM: row.int("distance_mm"))
     }
 
@@ -338,7 +255,7 @@ extension StoreRepository {
                     WHERE run_team.run_id IN (\(marks)) ORDER BY run_team.team_id
                     """, runs.map { SQLValue.integer($0.id) })
                 {
-                    counts[row.int("run_id"), default: []].append(Self.runCount(row))
+                    try counts[row.int("run_id"), default: []].append(Self.runCount(row))
                 }
             }
             let next =
@@ -355,7 +272,7 @@ extension StoreRepository {
                 let row = try await db.one(
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
-            let run = StoredRun(row)
+            let run = try StoredRun(row)
             return (run, try await Self.counts(db, run.id), try await Self.notCounted(db, run))
         }
     }
@@ -366,7 +283,7 @@ extension StoreRepository {
                 let row = try await db.one(
                     "SELECT format, file FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
-            return (row.text("format"), row.blob("file"))
+            return (try row.text("format"), try row.blob("file"))
         }
     }
 
@@ -375,7 +292,7 @@ extension StoreRepository {
         try await write { db in
             guard let row = try await db.one("SELECT id FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
-            let id = row.int("id")
+            let id = try row.int("id")
             for count in try await Self.counts(db, id) {
                 try await db.query(
                     """
@@ -391,18 +308,6 @@ extension StoreRepository {
                 }
             }
             try await db.query("DELETE FROM run WHERE id = ?", id)
-        }
-    }
-
-    /// Deletes an account: it leaves each of its groups as a member who leaves does (their
-    /// distance stays in the group totals as former members'), then the account, its sessions,
-    /// packs and runs go.
-    func deleteAccount(id: Int64, now: WallInstant) async throws {
-        try await write { db in
-            for team in try await db.query("SELECT team_id FROM member WHERE account_id = ?", id) {
-                try await Self.removeMember(db, team.int("team_id"), id, now: now)
-            }
-            try await db.query("DELETE FROM account WHERE id = ?", id)
         }
     }
 }

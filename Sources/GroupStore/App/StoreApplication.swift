@@ -4,6 +4,7 @@ import HandoffModel
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// The request context of every route: JSON bodies up to 64 kB (uploads read their own larger
@@ -68,6 +69,32 @@ public enum StoreApplication {
         repository: StoreRepository, configuration: Configuration, logger: Logger,
         now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
     ) -> some ApplicationProtocol {
+        application(repository: repository, configuration: configuration, logger: logger, now: now)
+    }
+
+    /// The store over `database` as `handoff-store` runs it: an engine that is a `Service`
+    /// (PostgreSQL's connection pool) runs in the application's ServiceGroup, started before the
+    /// server and stopped after it; the schema is brought up to date, then `migrated` is called,
+    /// before the server starts. A migration that fails (an `SQLError`: the database refused or
+    /// could not be reached) is thrown from the application's `run()`.
+    public static func make(
+        database: any SQLDatabase, configuration: Configuration, logger: Logger,
+        migrated: @escaping @Sendable () -> Void = {}
+    ) -> some ApplicationProtocol {
+        let repository = StoreRepository(unmigrated: database)
+        var app = application(repository: repository, configuration: configuration, logger: logger)
+        if let service = database as? any Service { app.addServices(service) }
+        app.beforeServerStarts {
+            try await repository.migrate()
+            migrated()
+        }
+        return app
+    }
+
+    static func application(
+        repository: StoreRepository, configuration: Configuration, logger: Logger,
+        now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
+    ) -> Application<RouterResponder<StoreContext>> {
         let router = Router(context: StoreContext.self)
         let known = KnownRoutes()
         router.add(middleware: ErrorMiddleware(known: known))
@@ -139,32 +166,6 @@ struct Services: Sendable {
     }
 }
 
-/// Registers routes on a router and remembers them (method and OpenAPI-style path).
-final class RouteRecorder {
-    let router: Router<StoreContext>
-    private(set) var recorded: [String] = []
-
-    init(_ router: Router<StoreContext>) { self.router = router }
-
-    typealias Handler = @Sendable (Request, StoreContext) async throws -> any ResponseGenerator
-
-    func on(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
-        let openAPIPath = path.split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
-        }.joined(separator: "/")
-        recorded.append("\(method.rawValue) \(openAPIPath)")
-        router.on(RouterPath(path), method: method) { request, context in
-            try await handler(request, context).response(from: request, context: context)
-        }
-    }
-
-    func get(_ path: String, _ handler: @escaping Handler) { on(.get, path, handler) }
-    func post(_ path: String, _ handler: @escaping Handler) { on(.post, path, handler) }
-    func put(_ path: String, _ handler: @escaping Handler) { on(.put, path, handler) }
-    func patch(_ path: String, _ handler: @escaping Handler) { on(.patch, path, handler) }
-    func delete(_ path: String, _ handler: @escaping Handler) { on(.delete, path, handler) }
-}
-
 extension TimeAmount {
     /// A Swift `Duration` in NIO's nanoseconds.
     init(_ duration: Duration) {
@@ -184,119 +185,3 @@ struct Health: ResponseEncodable {
     let status: String
     let version: String
 }
-
-/// The registered routes by path template, to tell "no such path" (404) from "this path, another
-/// method" (405 with `Allow`). Filled once, after the routes are registered.
-final class KnownRoutes: Sendable {
-    private let routes = Mutex<[(method: HTTPRequest.Method, template: [Substring])]>([])
-
-    /// `recorded` is RouteRecorder's "METHOD /path/{param}" list.
-    func set(_ recorded: [String]) {
-        routes.withLock {
-            $0 = recorded.compactMap { line in
-                let parts = line.split(separator: " ", maxSplits: 1)
-                guard parts.count == 2, let method = HTTPRequest.Method(String(parts[0])) else { return nil }
-                return (method, parts[1].split(separator: "/", omittingEmptySubsequences: false))
-            }
-        }
-    }
-
-    /// The methods registered for a concrete path, in registration order. As in OpenAPI, a
-    /// template with more literal segments wins: `/v1/groups/join` is its own path, not a group
-    /// named "join".
-    func methods(for path: String) -> [HTTPRequest.Method] {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        let matching = routes.withLock { routes in
-            routes.compactMap { route -> (method: HTTPRequest.Method, literals: Int)? in
-                guard route.template.count == parts.count,
-                    zip(route.template, parts).allSatisfy({ $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 })
-                else { return nil }
-                return (route.method, route.template.filter { !$0.hasPrefix("{") }.count)
-            }
-        }
-        let best = matching.map(\.literals).max()
-        return matching.filter { $0.literals == best }.map(\.method)
-    }
-}
-
-/// Turns what escapes a route into the API's JSON error: decoding failures are 400s, our own
-/// errors keep their status, a known path asked with another method is a 405 naming the methods
-/// it takes, anything else is a 500 that says nothing of its internals.
-struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    let known: KnownRoutes
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws
-        -> Response
-    {
-        do {
-            return try await next(request, context)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DecodingError {
-            throw StoreError(
-                .badRequest, "bad_request", "the body is not the JSON this route takes: \(Self.describe(error))")
-        } catch let error as HTTPError {
-            if error.status == .notFound {
-                let allowed = known.methods(for: request.uri.path)
-                if !allowed.isEmpty {
-                    throw StoreError(
-                        .methodNotAllowed, "method_not_allowed",
-                        "\(request.uri.path) does not take \(request.method); it takes "
-                            + allowed.map(\.rawValue).joined(separator: ", "), allow: allowed)
-                }
-                throw StoreError(
-                    .notFound, "not_found", "there is no \(request.method) \(request.uri.path) in this API")
-            }
-            if error.status == .contentTooLarge {
-                throw StoreError(.contentTooLarge, "too_large", "the body is larger than this route accepts")
-            }
-            throw StoreError(error.status, "bad_request", error.body ?? error.status.reasonPhrase)
-        } catch is NIOTooManyBytesError {
-            throw StoreError(.contentTooLarge, "too_large", "the body is larger than this route accepts")
-        } catch {
-            context.logger.error("Request failed", metadata: ["error": "\(error)"])
-            throw StoreError(.internalServerError, "internal", "the store failed; the error is in its log")
-        }
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, _): "\"\(key.stringValue)\" is missing"
-        case .typeMismatch(_, let c), .valueNotFound(_, let c):
-            "\"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
-        case .dataCorrupted(let c): c.debugDescription
-        @unknown default: "\(error)"
-        }
-    }
-}
-
-/// The bearer token of a request.
-func bearer(_ request: Request) throws(StoreError) -> String {
-    guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer "),
-        case let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces), !token.isEmpty
-    else { throw StoreError.unauthorized }
-    return token
-}
-
-extension Request {
-    /// A JSON body within the context's limit, as `T`.
-    func json<T: Decodable>(_ type: T.Type, _ context: StoreContext) async throws -> T {
-        try await decode(as: type, context: context)
-    }
-}
-
-extension StoreContext {
-    /// A numeric path parameter (ids); anything else is a 404 like an unknown id.
-    func id(_ name: String, _ what: String) throws(StoreError) -> Int64 {
-        let text = parameters.get(name) ?? ""
-        guard let id = Int64(text), id > 0 else { throw StoreError.notFound(what, text) }
-        return id
-    }
-}
-
-/// Metres as the API shows them, from the stored millimetres.
-func metres(_ mm: Int64) -> Double { Double(mm) / 1000 }
-
-func iso(_ instant: WallInstant) -> String { CivilTime(instant).iso8601() }

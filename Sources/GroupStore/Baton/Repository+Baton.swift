@@ -11,12 +11,12 @@ extension StoreRepository {
             WHERE baton.team_id = ?
             """, id)
         // An expired lease reads as free even before a writer records its end.
-        guard let row, let holder = row.optionalInt("holder_id"), row.int("expires_ns") > now.nanosecondsSinceEpoch
+        guard let row, let holder = try row.intOrNil("holder_id"), try row.int("expires_ns") > now.nanosecondsSinceEpoch
         else { return Baton(holderID: nil, holderName: nil, since: nil, expires: nil, legID: nil) }
-        return Baton(
+        return try Baton(
             holderID: holder, holderName: row.text("username"),
             since: WallInstant(nanosecondsSinceEpoch: row.int("since_ns")),
-            expires: WallInstant(nanosecondsSinceEpoch: row.int("expires_ns")), legID: row.optionalInt("leg_id"))
+            expires: WallInstant(nanosecondsSinceEpoch: row.int("expires_ns")), legID: row.intOrNil("leg_id"))
     }
 
     /// Ends `holder`'s open leg in the group and frees the baton (when they hold it).
@@ -46,7 +46,8 @@ extension StoreRepository {
                 WHERE team_id = ? AND holder_id IS NOT NULL AND expires_ns <= ?
                 """, id, now.nanosecondsSinceEpoch)
         else { return }
-        try await endLeg(db, team: id, holder: row.int("holder_id"), at: row.int("expires_ns"), how: "expired", to: nil)
+        try await endLeg(
+            db, team: id, holder: try row.int("holder_id"), at: try row.int("expires_ns"), how: "expired", to: nil)
     }
 
     /// Gives the (free) baton to `account`: a new leg starts now.
@@ -65,7 +66,7 @@ extension StoreRepository {
         else { return false }
         let leg = try await db.one(
             "INSERT INTO leg (team_id, account_id, taken_ns) VALUES (?, ?, ?) RETURNING id", group.id, account, t)!
-        try await db.query("UPDATE baton SET leg_id = ? WHERE team_id = ?", leg.int("id"), group.id)
+        try await db.query("UPDATE baton SET leg_id = ? WHERE team_id = ?", try leg.int("id"), group.id)
         return true
     }
 

@@ -54,7 +54,7 @@ extension StoreRepository {
                     "no pack is waiting with the code \(userCode): check the code the pack shows, or start linking again (codes last 15 minutes)"
                 )
             }
-            return row.text("name")
+            return try row.text("name")
         }
     }
 
@@ -86,15 +86,15 @@ extension StoreRepository {
                     .badRequest, "expired_token",
                     "this device code is unknown or has expired: ask for a new one (POST /v1/device/code)")
             }
-            let interval = row.int("interval_s")
-            guard let account = row.optionalInt("account_id") else {
-                let early = t - row.int("last_poll_ns") < interval * nanosecondsPerSecond
+            let interval = try row.int("interval_s")
+            guard let account = try row.intOrNil("account_id") else {
+                let early = try t - row.int("last_poll_ns") < interval * nanosecondsPerSecond
                 try await db.query(
                     "UPDATE device_code SET last_poll_ns = ?, interval_s = ? WHERE device_hash = ?", t,
                     early ? interval + 5 : interval, deviceHash)
                 return early ? .slowDown(interval: interval + 5) : .pending(interval: interval)
             }
-            let name = row.text("name")
+            let name = try row.text("name")
             try await db.query("DELETE FROM device_code WHERE device_hash = ?", deviceHash)
             let device = try await db.one(
                 "INSERT INTO device (account_id, name, created_ns, last_seen_ns) VALUES (?, ?, ?, ?) RETURNING id",
@@ -112,9 +112,9 @@ extension StoreRepository {
         try await read { db in
             try await db.query("SELECT * FROM device WHERE account_id = ? ORDER BY id", account).map {
                 Device(
-                    id: $0.int("id"), name: $0.text("name"),
-                    created: WallInstant(nanosecondsSinceEpoch: $0.int("created_ns")),
-                    lastSeen: WallInstant(nanosecondsSinceEpoch: $0.int("last_seen_ns")))
+                    id: try $0.int("id"), name: try $0.text("name"),
+                    created: WallInstant(nanosecondsSinceEpoch: try $0.int("created_ns")),
+                    lastSeen: WallInstant(nanosecondsSinceEpoch: try $0.int("last_seen_ns")))
             }
         }
     }

@@ -109,7 +109,7 @@ extension StoreRepository {
         let row = try await db.one(
             "SELECT count(*) AS n, min(at_ns) AS oldest FROM password_attempt WHERE attempt_key = ? AND at_ns > ?",
             key, start)
-        return (Int(row?.int("n") ?? 0), row?.optionalInt("oldest"))
+        return (Int(try row?.int("n") ?? 0), try row?.intOrNil("oldest"))
     }
 
     private static func wait(_ oldest: Int64?, _ start: Int64) -> Int64 {

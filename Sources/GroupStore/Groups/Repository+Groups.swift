@@ -16,18 +16,18 @@ public struct Group: Sendable {
     public let totalMM: Int64
     public let formerMM: Int64
 
-    init(_ row: SQLRow) {
-        id = row.int("id")
-        name = row.text("name")
-        ownerID = row.optionalInt("owner_id")
-        goalMM = row.int("goal_mm")
-        deadline = row.optionalInt("deadline_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
-        inviteCode = row.text("invite_code")
-        leaseSeconds = row.int("lease_s")
-        autoPass = row.int("auto_pass") != 0
-        created = WallInstant(nanosecondsSinceEpoch: row.int("created_ns"))
-        totalMM = row.int("total_mm")
-        formerMM = row.int("former_mm")
+    init(_ row: SQLRow) throws(SQLError) {
+        id = try row.int("id")
+        name = try row.text("name")
+        ownerID = try row.intOrNil("owner_id")
+        goalMM = try row.int("goal_mm")
+        deadline = try row.intOrNil("deadline_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
+        inviteCode = try row.text("invite_code")
+        leaseSeconds = try row.int("lease_s")
+        autoPass = try row.int("auto_pass") != 0
+        created = WallInstant(nanosecondsSinceEpoch: try row.int("created_ns"))
+        totalMM = try row.int("total_mm")
+        formerMM = try row.int("former_mm")
     }
 }
 
@@ -63,16 +63,16 @@ public struct Leg: Sendable {
     public let distanceMM: Int64
     public let runs: Int64
 
-    init(_ row: SQLRow) {
-        id = row.int("id")
-        accountID = row.optionalInt("account_id")
-        username = row.optionalText("username")
-        taken = WallInstant(nanosecondsSinceEpoch: row.int("taken_ns"))
-        ended = row.optionalInt("ended_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
-        endedHow = row.optionalText("ended_how")
-        passedTo = row.optionalText("passed_to_name")
-        distanceMM = row.int("distance_mm")
-        runs = row.int("runs")
+    init(_ row: SQLRow) throws(SQLError) {
+        id = try row.int("id")
+        accountID = try row.intOrNil("account_id")
+        username = try row.textOrNil("username")
+        taken = WallInstant(nanosecondsSinceEpoch: try row.int("taken_ns"))
+        ended = try row.intOrNil("ended_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
+        endedHow = try row.textOrNil("ended_how")
+        passedTo = try row.textOrNil("passed_to_name")
+        distanceMM = try row.int("distance_mm")
+        runs = try row.int("runs")
     }
 }
 
@@ -108,7 +108,7 @@ extension StoreRepository {
                 WHERE team.id = ? AND member.account_id = ?
                 """, id, account)
         else { throw StoreError.notFound("group", id) }
-        return Group(row)
+        return try Group(row)
     }
 
     static func ownedGroup(_ db: any SQLSession, _ id: Int64, _ account: Int64) async throws -> Group {
@@ -132,7 +132,7 @@ extension StoreRepository {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *
                 """, name, owner, goalMM, deadline?.nanosecondsSinceEpoch, inviteCode, leaseSeconds, autoPass ? 1 : 0,
                 t)!
-            let group = Group(row)
+            let group = try Group(row)
             try await db.query(
                 "INSERT INTO member (team_id, account_id, joined_ns, turn) VALUES (?, ?, ?, 0)", group.id, owner, t)
             try await db.query("INSERT INTO baton (team_id) VALUES (?)", group.id)
@@ -160,8 +160,8 @@ extension StoreRepository {
         try await write { db in
             var group = try await Self.ownedGroup(db, id, owner)
             try change(&group)
-            return Group(
-                try await db.one(
+            return try await Group(
+                db.one(
                     """
                     UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?, auto_pass = ?
                     WHERE id = ? RETURNING *
@@ -185,7 +185,7 @@ extension StoreRepository {
                     .notFound, "unknown_invite",
                     "no group has the invite code \(inviteCode): check it with the person who sent it")
             }
-            let group = Group(row)
+            let group = try Group(row)
             try await db.query(
                 """
                 INSERT INTO member (team_id, account_id, joined_ns, turn)
@@ -232,7 +232,7 @@ extension StoreRepository {
         {
             try await db.query(
                 "UPDATE team SET owner_id = ? WHERE id = ? AND (owner_id = ? OR owner_id IS NULL)",
-                next.int("account_id"), id, account)
+                try next.int("account_id"), id, account)
         } else {
             try await db.query("DELETE FROM team WHERE id = ?", id)
         }
@@ -248,7 +248,7 @@ extension StoreRepository {
                 JOIN account ON account.id = member.account_id WHERE member.team_id = ?
                 """, id)
             var byName: [String: Int64] = [:]
-            for row in members { byName[row.text("username_key")] = row.int("account_id") }
+            for row in members { try byName[row.text("username_key")] = row.int("account_id") }
             let keys = usernames.map(TextRules.key)
             guard Set(keys) == Set(byName.keys), keys.count == byName.count else {
                 let missing = Set(byName.keys).subtracting(keys).sorted()
@@ -284,9 +284,9 @@ extension StoreRepository {
             """, week, id
         ).map {
             Member(
-                accountID: $0.int("account_id"), username: $0.text("username"),
-                joined: WallInstant(nanosecondsSinceEpoch: $0.int("joined_ns")), turn: $0.int("turn"),
-                distanceMM: $0.int("distance_mm"), runs: $0.int("runs"), weekMM: $0.int("week_mm"))
+                accountID: try $0.int("account_id"), username: try $0.text("username"),
+                joined: WallInstant(nanosecondsSinceEpoch: try $0.int("joined_ns")), turn: try $0.int("turn"),
+                distanceMM: try $0.int("distance_mm"), runs: try $0.int("runs"), weekMM: try $0.int("week_mm"))
         }
     }
 
@@ -299,7 +299,7 @@ extension StoreRepository {
                 guard let row = try await db.one("SELECT * FROM team WHERE id = ?", id) else {
                     throw StoreError.notFound("group", id)
                 }
-                group = Group(row)
+                group = try Group(row)
             }
             return Progress(
                 group: group, members: try await Self.members(db, id, now: now),
@@ -332,9 +332,9 @@ extension StoreRepository {
         var buckets = (0..<weeks).map { (week: weekStart(now) - Int64($0) * 7 * day, mm: Int64(0), runs: Int64(0)) }
         for row in rows {
             let index = Int(
-                (weekStart(now) - weekStart(WallInstant(nanosecondsSinceEpoch: row.int("started_ns")))) / (7 * day))
+                (weekStart(now) - weekStart(WallInstant(nanosecondsSinceEpoch: try row.int("started_ns")))) / (7 * day))
             guard buckets.indices.contains(index) else { continue }
-            buckets[index].mm += row.int("distance_mm")
+            buckets[index].mm += try row.int("distance_mm")
             buckets[index].runs += 1
         }
         return buckets

@@ -1,0 +1,49 @@
+import HandoffModel
+
+/// The store's data, over either engine (`SQLiteDatabase`, the embedded default, or
+/// `PostgresDatabase`). Every query is written once, in SQL both speak; each operation is one
+/// transaction, so a run and the totals it changes commit together or not at all.
+public struct StoreRepository: Sendable {
+    public let database: any SQLDatabase
+
+    /// Opens the repository, bringing the schema up to date.
+    public init(_ database: any SQLDatabase) async throws {
+        self.init(unmigrated: database)
+        try await migrate()
+    }
+
+    /// The repository over a database whose schema `migrate()` brings up to date later (before
+    /// the server starts, once the engine's service runs).
+    init(unmigrated database: any SQLDatabase) {
+        self.database = database
+    }
+
+    func migrate() async throws {
+        try await Schema.migrate(database)
+    }
+
+    @discardableResult
+    func write<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
+        do {
+            return try await database.write(body)
+        } catch SQLError.uniqueViolation(let message) {
+            // Two writers raced for the same unique row (PostgreSQL, read committed): the loser
+            // sees the winner's row as a conflict.
+            throw StoreError(.conflict, "conflict", "someone else changed this at the same moment: \(message)")
+        } catch SQLError.nulInText {
+            throw Self.nulInText
+        }
+    }
+
+    func read<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
+        do {
+            return try await database.read(body)
+        } catch SQLError.nulInText {
+            throw Self.nulInText
+        }
+    }
+
+    /// Text from a request that holds NUL, which names the field no better than this.
+    static let nulInText = StoreError(
+        .badRequest, "invalid_text", "the request holds a NUL character (U+0000), which no name or code contains")
+}

@@ -1,0 +1,21 @@
+import Foundation
+import HTTPTypes
+import HandoffModel
+import Hummingbird
+
+/// The store's web pages, rendered on the server with no scripts and no requests elsewhere: the
+/// sign-in form, the page where a person enters a pack's code, and a group's page. A signed-in
+/// browser holds its session token in an HttpOnly, SameSite=Strict cookie; forms also check that
+/// a browser's Origin, when it sends one, is this store.
+struct WebPages {
+    let services: Services
+    static let cookie = "handoff_session"
+
+    /// The pages, feature by feature: the account's (home, signing in and out), packs', groups'.
+    /// Each path's methods keep their order, which a 405's `Allow` lists.
+    func register(_ router: RouteRecorder) {
+        registerAccountPages(router)
+        registerDevicePages(router)
+        registerGroupPages(router)
+    }
+}
