@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
         // Web form bodies (multipart/form-data): pure, no Hummingbird or Foundation, so a fuzzer builds it alone.
         .target(name: "WebForms"),
+        // The group store's HTTP API as Codable types, for the store and for its clients.
+        .target(name: "HandoffAPI", dependencies: ["SensorCodecs"]),
 
         // I/O adapters.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "PackSync",
             dependencies: [
-                "HandoffModel", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
+                "HandoffModel", "HandoffAPI", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "PackCLI",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "RunSimulator", "PackControl",
+                "HandoffModel", "HandoffAPI", "SensorCodecs", "RunSimulator", "PackControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources/demo-run.capture.jsonl")]),
@@ -94,7 +96,7 @@ let package = Package(
         .target(
             name: "GroupStore",
             dependencies: [
-                "HandoffModel", "ActivityFormats", "WebForms",
+                "HandoffModel", "HandoffAPI", "SensorCodecs", "ActivityFormats", "WebForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -179,14 +181,15 @@ let package = Package(
         .testTarget(
             name: "GroupStoreTests",
             dependencies: [
-                "GroupStore", "ActivityFormats", "HandoffModel", "TestSupport", "WebForms",
+                "GroupStore", "ActivityFormats", "HandoffAPI", "HandoffModel", "SensorCodecs", "TestSupport",
+                "WebForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(
             name: "PackSyncTests",
             dependencies: [
-                "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffModel", "GroupStore",
+                "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffAPI", "HandoffModel", "GroupStore",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import Logging
@@ -178,11 +179,6 @@ final class ListeningAddress: Sendable {
     private let address = Mutex<SocketAddress?>(nil)
     func set(_ value: SocketAddress?) { address.withLock { $0 = value } }
     var port: Int? { address.withLock { $0?.port } }
-}
-
-struct Health: ResponseEncodable {
-    let status: String
-    let version: String
 }
 
 /// The registered routes by path template, to tell "no such path" (404) from "this path, another

@@ -1,6 +1,7 @@
 import ActivityFormats
 import Crypto
 import Foundation
+import HandoffAPI
 import HandoffModel
 import Logging
 import PackControl
@@ -422,19 +423,19 @@ public actor SyncWorker {
     /// The JSON the store keeps beside the file: what the pack knows that FIT does not say.
     func uploadSummary(_ session: SessionID) throws -> Data {
         guard let record = try database.run(session) else { return Data("{}".utf8) }
-        var summary: [String: Any] = [
-            "pack": "handoff \(HandoffVersion.current)", "run": session.rawValue,
-            "clock_source": record.clockSource.rawValue, "recovered": record.recovered,
-            "source": record.source.hasPrefix("replay:") ? "replay" : record.source,
-        ]
+        var summary = UploadSummary(
+            pack: "handoff \(HandoffVersion.current)", run: session.rawValue, clockSource: record.clockSource.rawValue,
+            recovered: record.recovered, source: record.source.hasPrefix("replay:") ? "replay" : record.source)
         if let baton = try database.baton(of: session), baton.mode == "offline", let group = baton.group {
-            summary["baton_claim"] = ["group_id": group]
+            summary.batonClaim = UploadSummary.BatonClaim(groupID: group)
         }
         if let s = record.summary {
-            summary["distance_m"] = s.statistics.distanceMeters
-            summary["elapsed_s"] = s.elapsedSeconds
+            summary.distanceM = s.statistics.distanceMeters
+            summary.elapsedS = s.elapsedSeconds
         }
-        return try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(summary)
     }
 
     // MARK: Status
