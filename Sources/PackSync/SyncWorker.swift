@@ -1,7 +1,6 @@
 import ActivityFormats
 import Crypto
 import Foundation
-import HandoffAPI
 import HandoffModel
 import Logging
 import PackControl
@@ -418,24 +417,6 @@ public actor SyncWorker {
         return Activity(
             start: record.startWall, points: try database.points(of: session), events: try database.events(of: session),
             laps: try database.laps(of: session), rrIntervals: try database.rrIntervals(of: session), summary: summary)
-    }
-
-    /// The JSON the store keeps beside the file: what the pack knows that FIT does not say.
-    func uploadSummary(_ session: SessionID) throws -> Data {
-        guard let record = try database.run(session) else { return Data("{}".utf8) }
-        var summary = UploadSummary(
-            pack: "handoff \(HandoffVersion.current)", run: session.rawValue, clockSource: record.clockSource.rawValue,
-            recovered: record.recovered, source: record.source.hasPrefix("replay:") ? "replay" : record.source)
-        if let baton = try database.baton(of: session), baton.mode == "offline", let group = baton.group {
-            summary.batonClaim = UploadSummary.BatonClaim(groupID: group)
-        }
-        if let s = record.summary {
-            summary.distanceM = s.statistics.distanceMeters
-            summary.elapsedS = s.elapsedSeconds
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(summary)
     }
 
     // MARK: Status
