@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
         // Web form bodies (multipart/form-data): pure, no Hummingbird or Foundation, so a fuzzer builds it alone.
         .target(name: "WebForms"),
+        // The group store's HTTP API as Codable types, for the store and for its clients.
+        .target(name: "HandoffAPI", dependencies: ["SensorCodecs"]),
 
         // I/O adapters.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -70,7 +72,7 @@ let package = Package(
         .target(
             name: "PackSync",
             dependencies: [
-                "HandoffModel", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
+                "HandoffModel", "HandoffAPI", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -86,7 +88,7 @@ let package = Package(
         .target(
             name: "PackCLI",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "RunSimulator", "PackControl",
+                "HandoffModel", "HandoffAPI", "SensorCodecs", "RunSimulator", "PackControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources/demo-run.capture.jsonl")]),
@@ -95,7 +97,7 @@ let package = Package(
         .target(
             name: "GroupStore",
             dependencies: [
-                "HandoffModel", "ActivityFormats", "WebForms",
+                "HandoffModel", "HandoffAPI", "SensorCodecs", "ActivityFormats", "WebForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -190,7 +192,8 @@ let package = Package(
         .testTarget(
             name: "GroupStoreTests",
             dependencies: [
-                "GroupStore", "ActivityFormats", "HandoffModel", "TestSupport", "WebForms",
+                "GroupStore", "ActivityFormats", "HandoffAPI", "HandoffModel", "SensorCodecs", "TestSupport",
+                "WebForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -199,7 +202,7 @@ let package = Package(
         .testTarget(
             name: "PackSyncTests",
             dependencies: [
-                "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffModel", "GroupStore",
+                "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffAPI", "HandoffModel", "GroupStore",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffAPI
 import PackControl
 
 public struct Demo: AsyncParsableCommand {
@@ -102,11 +103,13 @@ public struct Demo: AsyncParsableCommand {
                 store = started
                 let account = try await started.expect(
                     201, "POST", "/v1/accounts",
-                    json: ["username": Self.username, "email": "demo@example.org", "password": password])
-                let token = account["token"] as? String ?? ""
+                    json: SignUp(email: "demo@example.org", username: Self.username, password: password),
+                    reply: SignedIn.self)
+                let token = account.token
                 let group = try await started.expect(
-                    201, "POST", "/v1/groups", token: token, json: ["name": "Demo relay", "goal_m": 42_195])
-                demoGroup = (group["id"] as? Int ?? 0, token)
+                    201, "POST", "/v1/groups", token: token, json: GroupCreate(name: "Demo relay", goalM: 42_195),
+                    reply: GroupView.self)
+                demoGroup = (Int(group.id), token)
             } catch let error as ControlError {
                 throw Output.fail(error, json: output.json)
             }
@@ -187,7 +190,7 @@ public struct Demo: AsyncParsableCommand {
             do {
                 let synced = try await sync(client: client)
                 let progress = try await store.expect(
-                    200, "GET", "/v1/groups/\(demoGroup.id)/progress", token: demoGroup.token)
+                    200, "GET", "/v1/groups/\(demoGroup.id)/progress", token: demoGroup.token, reply: ProgressView.self)
                 group = DemoGroupReport(
                     store: store.url.absoluteString, progress: progress, synced: synced,
                     signIn: .init(username: Self.username, password: password))
@@ -261,7 +264,8 @@ public struct Demo: AsyncParsableCommand {
             }
         }
         _ = try await store.expect(
-            200, "POST", "/v1/device/approve", token: token, json: ["user_code": report?.userCode ?? ""])
+            200, "POST", "/v1/device/approve", token: token, json: DeviceApproval(userCode: report?.userCode ?? ""),
+            reply: DeviceApproved.self)
         if !output.json {
             DemoSession.shared.say("Linking the pack to a local group store at \(store.url.absoluteString)…")
         }
@@ -411,70 +415,5 @@ enum DemoFiles {
     static func tail(_ path: String, lines: Int = 15) -> String {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
-    }
-}
-
-/// The demo group after the sync, from the store's progress.
-struct DemoGroupReport: Encodable {
-    let store: String
-    let name: String
-    let goalM: Double
-    let totalM: Double
-    let percent: Double
-    let batonHolder: String?
-    let members: [Member]
-    let synced: Bool
-    /// The demo's account, to sign in at the store's page while the demo waits.
-    let signIn: SignIn
-
-    struct SignIn: Encodable {
-        let username: String
-        let password: String
-    }
-
-    struct Member: Encodable {
-        let username: String
-        let distanceM: Double
-        let runs: Int
-        enum CodingKeys: String, CodingKey {
-            case username, runs
-            case distanceM = "distance_m"
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case store, name, percent, members, synced
-        case signIn = "sign_in"
-        case goalM = "goal_m", totalM = "total_m", batonHolder = "baton_holder"
-    }
-
-    init(store: String, progress: [String: Any], synced: Bool, signIn: SignIn) {
-        self.store = store
-        self.synced = synced
-        self.signIn = signIn
-        let group = progress["group"] as? [String: Any] ?? [:]
-        name = group["name"] as? String ?? "?"
-        goalM = group["goal_m"] as? Double ?? 0
-        totalM = group["total_m"] as? Double ?? 0
-        percent = group["percent"] as? Double ?? 0
-        batonHolder = (progress["baton"] as? [String: Any])?["holder"] as? String
-        members = (progress["members"] as? [[String: Any]] ?? []).map {
-            Member(
-                username: $0["username"] as? String ?? "?", distanceM: $0["distance_m"] as? Double ?? 0,
-                runs: $0["runs"] as? Int ?? 0)
-        }
-    }
-
-    func render(_ units: Units) -> String {
-        var lines = [
-            "Group \"\(name)\" on \(store): \(Format.distance(totalM, units)) of \(Format.distance(goalM, units)) (\(Format.fixed(percent, 1)) %)",
-            "Baton: " + (batonHolder.map { "with \($0)" } ?? "free"),
-        ]
-        for member in members {
-            lines.append(
-                "  \(member.username): \(Format.distance(member.distanceM, units)) in \(Format.count(member.runs, "run"))"
-            )
-        }
-        return lines.joined(separator: "\n")
     }
 }

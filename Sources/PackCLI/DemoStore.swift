@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import PackControl
 
 #if canImport(FoundationNetworking)
@@ -40,36 +41,46 @@ struct DemoStore {
 
     func stop() { process.stop() }
 
-    struct Reply: @unchecked Sendable {
+    struct Reply: Sendable {
         let status: Int
-        let json: [String: Any]
+        let body: Data
+
+        func decode<T: Decodable>(_ type: T.Type) -> T? { try? JSONDecoder().decode(type, from: body) }
     }
 
-    func call(_ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil) async throws -> Reply
+    func call(
+        _ method: String, _ path: String, token: String? = nil, json: (any Encodable)? = nil
+    ) async throws
+        -> Reply
     {
         var request = URLRequest(url: url.appendingPathComponent(String(path.dropFirst())))
         request.httpMethod = method
         request.timeoutInterval = 10
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.httpBody = try JSONEncoder().encode(json)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return Reply(status: status, json: (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        return Reply(status: status, body: data)
     }
 
-    /// Calls and insists on `expected`, saying what failed otherwise.
-    func expect(
-        _ expected: Int, _ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil
-    ) async throws -> [String: Any] {
+    /// Calls and insists on `expected` and a `T` in reply, saying what failed otherwise.
+    func expect<T: Decodable>(
+        _ expected: Int, _ method: String, _ path: String, token: String? = nil, json: (any Encodable)? = nil,
+        reply type: T.Type
+    ) async throws -> T {
         let reply = try await call(method, path, token: token, json: json)
         guard reply.status == expected else {
-            let message = (reply.json["error"] as? [String: Any])?["message"] as? String ?? "status \(reply.status)"
+            let message = reply.decode(ErrorEnvelope.self)?.error.message ?? "status \(reply.status)"
             throw ControlError(code: "store_failed", message: "the demo store refused \(method) \(path): \(message)")
         }
-        return reply.json
+        guard let value = reply.decode(type) else {
+            throw ControlError(
+                code: "store_failed", message: "the demo store's answer to \(method) \(path) is not the API's \(type)")
+        }
+        return value
     }
 
     static func freePort() -> UInt16 {

@@ -66,23 +66,29 @@ public struct GpsdProbe: Sendable {
     }
 
     private func take(_ line: [UInt8], into result: inout Result) {
-        guard let json = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
-        switch json["class"] as? String {
+        guard let json = try? JSONParser.parse(line).objectValue else { return }
+        // A whole number, as gpsd writes counts and modes.
+        func integer(_ key: String, in object: JSONObject) -> Int? {
+            object[key]?.doubleValue.flatMap { Int(exactly: $0) }
+        }
+        switch json["class"]?.stringValue {
         case "DEVICES":
-            for device in json["devices"] as? [[String: Any]] ?? [] {
-                if let path = device["path"] as? String, !result.devices.contains(path) { result.devices.append(path) }
+            for device in json["devices"]?.arrayValue ?? [] {
+                if let path = device.objectValue?["path"]?.stringValue, !result.devices.contains(path) {
+                    result.devices.append(path)
+                }
             }
         case "DEVICE":
-            if let path = json["path"] as? String, !result.devices.contains(path) { result.devices.append(path) }
+            if let path = json["path"]?.stringValue, !result.devices.contains(path) { result.devices.append(path) }
         case "TPV":
-            let mode = json["mode"] as? Int ?? 0
+            let mode = integer("mode", in: json) ?? 0
             if mode >= result.mode {
                 result.mode = mode
-                result.time = json["time"] as? String
+                result.time = json["time"]?.stringValue
             }
         case "SKY":
-            result.satellitesUsed = (json["uSat"] as? Int) ?? result.satellitesUsed
-            result.satellitesSeen = (json["nSat"] as? Int) ?? result.satellitesSeen
+            result.satellitesUsed = integer("uSat", in: json) ?? result.satellitesUsed
+            result.satellitesSeen = integer("nSat", in: json) ?? result.satellitesSeen
         default: break
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import HandoffModel
 import PackControl
 
@@ -54,10 +55,10 @@ public struct StoreClient: Sendable {
     /// `GET /v1/health`: the store answers and is a Handoff store.
     public func health() async throws(SyncFailure) -> String {
         let reply = try await send("GET", "/v1/health")
-        guard reply.status == 200, let status = reply.json?["status"] as? String, status == "ok" else {
+        guard reply.status == 200, let health = reply.decode(Health.self), health.status == "ok" else {
             throw reply.failure(store: base, context: "the health check")
         }
-        return reply.json?["version"] as? String ?? "?"
+        return health.version
     }
 
     public struct DeviceCode: Sendable, Hashable {
@@ -71,14 +72,14 @@ public struct StoreClient: Sendable {
 
     /// `POST /v1/device/code`: a code for a person to enter on the store.
     public func requestDeviceCode(name: String) async throws(SyncFailure) -> DeviceCode {
-        let reply = try await send("POST", "/v1/device/code", json: ["name": name])
-        guard reply.status == 200, let json = reply.json, let device = json["device_code"] as? String,
-            let user = json["user_code"] as? String, let uri = json["verification_uri"] as? String
-        else { throw reply.failure(store: base, context: "asking for a link code") }
+        let reply = try await send("POST", "/v1/device/code", json: DeviceCodeRequest(name: name))
+        guard reply.status == 200, let code = reply.decode(HandoffAPI.DeviceCode.self) else {
+            throw reply.failure(store: base, context: "asking for a link code")
+        }
         return DeviceCode(
-            deviceCode: device, userCode: user, verificationURI: uri,
-            verificationURIComplete: json["verification_uri_complete"] as? String,
-            expiresIn: (json["expires_in"] as? Int) ?? 900, interval: max(1, (json["interval"] as? Int) ?? 5))
+            deviceCode: code.deviceCode, userCode: code.userCode, verificationURI: code.verificationURI,
+            verificationURIComplete: code.verificationURIComplete, expiresIn: Int(clamping: code.expiresIn),
+            interval: Int(clamping: max(1, code.interval)))
     }
 
     public enum TokenPoll: Sendable, Hashable {
@@ -91,10 +92,9 @@ public struct StoreClient: Sendable {
 
     /// `POST /v1/device/token`: one poll.
     public func pollDeviceToken(deviceCode: String) async throws(SyncFailure) -> TokenPoll {
-        let reply = try await send("POST", "/v1/device/token", json: ["device_code": deviceCode])
-        if reply.status == 200, let token = reply.json?["access_token"] as? String {
-            let account = reply.json?["account"] as? [String: Any]
-            return .linked(token: token, username: account?["username"] as? String)
+        let reply = try await send("POST", "/v1/device/token", json: DeviceTokenRequest(deviceCode: deviceCode))
+        if reply.status == 200, let token = reply.decode(DeviceToken.self) {
+            return .linked(token: token.accessToken, username: token.account.username)
         }
         switch reply.errorCode {
         case "authorization_pending": return .pending
@@ -124,16 +124,12 @@ public struct StoreClient: Sendable {
     }
 
     /// The reply's `counted_in` and `not_counted`, as far as they can be read.
-    static func counting(_ json: [String: Any]?) -> CountingReport? {
-        guard let counted = json?["counted_in"] as? [[String: Any]] else { return nil }
-        let notCounted = (json?["not_counted"] as? [[String: Any]] ?? []).compactMap { entry -> NotCountedReport? in
-            guard let group = entry["group"] as? String else { return nil }
-            let code = entry["reason_code"] as? String ?? "not_counted"
-            return NotCountedReport(
-                group: group, groupId: (entry["group_id"] as? Int).map(Int64.init), reasonCode: code,
-                reason: entry["reason"] as? String ?? code.replacingOccurrences(of: "_", with: " "))
+    static func counting(_ run: RunView) -> CountingReport? {
+        guard let counted = run.countedIn else { return nil }
+        let notCounted = (run.notCounted ?? []).map {
+            NotCountedReport(group: $0.group, groupId: $0.groupID, reasonCode: $0.reasonCode, reason: $0.reason)
         }
-        return CountingReport(countedIn: counted.compactMap { $0["group"] as? String }, notCounted: notCounted)
+        return CountingReport(countedIn: counted.map(\.group), notCounted: notCounted)
     }
 
     /// `PUT /v1/runs/{uuid}`: the run's file with its summary, as multipart/form-data. Idempotent:
@@ -148,14 +144,12 @@ public struct StoreClient: Sendable {
         let reply = try await send(
             "PUT", "/v1/runs/\(uuid)", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
         // Only the store's own answer for this run, holding these very bytes, is an acknowledgement.
-        guard reply.status == 200 || reply.status == 201, (reply.json?["uuid"] as? String)?.lowercased() == uuid,
-            (reply.json?["sha256"] as? String)?.lowercased() == sha256
+        guard reply.status == 200 || reply.status == 201, let run = reply.decode(RunView.self),
+            run.uuid.lowercased() == uuid, run.sha256.lowercased() == sha256
         else {
             throw reply.failure(store: base, context: "uploading run \(uuid.prefix(8))")
         }
-        return Acknowledgement(
-            status: reply.status, distanceMeters: reply.json?["distance_m"] as? Double,
-            counting: Self.counting(reply.json))
+        return Acknowledgement(status: reply.status, distanceMeters: run.distanceM, counting: Self.counting(run))
     }
 
     /// The upload's multipart/form-data body: the summary, then the file.
@@ -192,13 +186,10 @@ public struct StoreClient: Sendable {
     /// `GET /v1/groups`: the account's groups.
     public func groups() async throws(SyncFailure) -> [GroupSummary] {
         let reply = try await send("GET", "/v1/groups")
-        guard reply.status == 200, let groups = reply.json?["groups"] as? [[String: Any]] else {
+        guard reply.status == 200, let list = reply.decode(GroupList.self) else {
             throw reply.failure(store: base, context: "listing groups")
         }
-        return groups.compactMap { group in
-            guard let id = group["id"] as? Int else { return nil }
-            return GroupSummary(id: Int64(id), name: group["name"] as? String ?? "?")
-        }
+        return list.groups.map { GroupSummary(id: $0.id, name: $0.name) }
     }
 
     public struct BatonState: Sendable, Hashable {
@@ -207,27 +198,31 @@ public struct StoreClient: Sendable {
         public var expiresAt: String?
     }
 
-    static func batonState(_ json: [String: Any]?) -> BatonState {
-        BatonState(
-            holder: json?["holder"] as? String, since: json?["since"] as? String,
-            expiresAt: json?["expires_at"] as? String)
+    static func batonState(_ baton: BatonView?) -> BatonState {
+        BatonState(holder: baton?.holder, since: baton?.since, expiresAt: baton?.expiresAt)
+    }
+
+    /// A leg as text for people: the fields that are there, counts as whole numbers ("3", not "3.0").
+    static func legText(_ leg: LegView) -> [String: String] {
+        var text = ["id": String(leg.id), "taken_at": leg.takenAt, "distance_m": number(leg.distanceM)]
+        text["runs"] = String(leg.runs)
+        text["runner"] = leg.runner
+        text["ended_at"] = leg.endedAt
+        text["ended"] = leg.ended
+        text["passed_to"] = leg.passedTo
+        return text
+    }
+
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 9e15 ? String(Int64(value)) : String(value)
     }
 
     /// `GET /v1/groups/{id}/baton`: who holds it, and the recent legs as the store sends them.
     public func baton(group: Int64) async throws(SyncFailure) -> (BatonState, legs: [[String: String]]) {
         let reply = try await send("GET", "/v1/groups/\(group)/baton")
         guard reply.status == 200 else { throw reply.failure(store: base, context: "reading the baton") }
-        let legs = (reply.json?["legs"] as? [[String: Any]] ?? []).map { leg in
-            leg.compactMapValues { value -> String? in
-                if let text = value as? String { return text }
-                // A count stays a whole number ("3", not "3.0"): Foundation reads JSON's 3 as a
-                // number that is a Double and an Int both.
-                guard let number = value as? Double else { return nil }
-                if number.rounded() == number, abs(number) < 9e15 { return String(Int64(number)) }
-                return String(number)
-            }
-        }
-        return (Self.batonState(reply.json?["baton"] as? [String: Any]), legs)
+        let state = reply.decode(HandoffAPI.BatonState.self)
+        return (Self.batonState(state?.baton), (state?.legs ?? []).map(Self.legText))
     }
 
     public enum TakeOutcome: Sendable, Hashable {
@@ -238,28 +233,32 @@ public struct StoreClient: Sendable {
     /// `POST /v1/groups/{id}/baton/take`.
     public func takeBaton(group: Int64) async throws(SyncFailure) -> TakeOutcome {
         let reply = try await send("POST", "/v1/groups/\(group)/baton/take")
-        if reply.status == 200 { return .taken(Self.batonState(reply.json)) }
+        if reply.status == 200 { return .taken(Self.batonState(reply.decode(BatonView.self))) }
         if reply.status == 409 { return .held(message: reply.errorMessage ?? "another member holds the baton") }
         throw reply.failure(store: base, context: "taking the baton")
     }
 
     /// `POST /v1/groups/{id}/baton/pass`, to a member or the next in the rotation.
     public func passBaton(group: Int64, to member: String?) async throws(SyncFailure) -> BatonState {
-        let reply = try await send("POST", "/v1/groups/\(group)/baton/pass", json: member.map { ["to": $0] } ?? [:])
+        let reply = try await send("POST", "/v1/groups/\(group)/baton/pass", json: BatonPass(to: member))
         guard reply.status == 200 else { throw reply.failure(store: base, context: "passing the baton") }
-        return Self.batonState(reply.json)
+        return Self.batonState(reply.decode(BatonView.self))
     }
 
     // MARK: Transport
 
-    struct Reply: @unchecked Sendable {
+    struct Reply: Sendable {
         var status: Int
-        var json: [String: Any]?
+        var body: Data
         var retryAfter: Double?
         var text: String
 
-        var errorCode: String? { (json?["error"] as? [String: Any])?["code"] as? String }
-        var errorMessage: String? { (json?["error"] as? [String: Any])?["message"] as? String }
+        /// The body as `T`, or nil when it is not one.
+        func decode<T: Decodable>(_ type: T.Type) -> T? { try? JSONDecoder().decode(type, from: body) }
+
+        var error: ErrorEnvelope.Detail? { decode(ErrorEnvelope.self)?.error }
+        var errorCode: String? { error?.code }
+        var errorMessage: String? { error?.message }
 
         /// What an unexpected answer means for the pack.
         func failure(store: URL, context: String) -> SyncFailure {
@@ -304,7 +303,7 @@ public struct StoreClient: Sendable {
     }
 
     func send(
-        _ method: String, _ path: String, json: [String: Any]? = nil, body: Data? = nil, contentType: String? = nil
+        _ method: String, _ path: String, json: (any Encodable)? = nil, body: Data? = nil, contentType: String? = nil
     ) async throws(SyncFailure) -> Reply {
         var request = URLRequest(url: base.appendingPathComponent(String(path.dropFirst())))
         request.httpMethod = method
@@ -313,7 +312,7 @@ public struct StoreClient: Sendable {
         request.setValue("handoff/\(HandoffVersion.current)", forHTTPHeaderField: "User-Agent")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let json {
-            request.httpBody = try? JSONSerialization.data(withJSONObject: json)
+            request.httpBody = try? JSONEncoder().encode(json)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         } else if let body {
             request.httpBody = body
@@ -331,10 +330,9 @@ public struct StoreClient: Sendable {
         guard let http = response as? HTTPURLResponse else {
             throw SyncFailure(.retry, code: "bad_reply", message: "\(base.absoluteString) did not answer in HTTP")
         }
-        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Double.init)
         return Reply(
-            status: http.statusCode, json: object, retryAfter: retryAfter,
+            status: http.statusCode, body: data, retryAfter: retryAfter,
             text: String(decoding: data.prefix(200), as: UTF8.self))
     }
 }

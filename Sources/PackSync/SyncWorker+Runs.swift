@@ -1,3 +1,5 @@
+import Foundation
+import HandoffAPI
 import HandoffModel
 import PackControl
 import PackStorage
@@ -43,5 +45,23 @@ extension SyncWorker {
             )
         }
         logger.info("Run \(run) deleted on the store", metadata: ["session.uuid": "\(uuid)"])
+    }
+
+    /// The JSON the store keeps beside the file: what the pack knows that FIT does not say.
+    func uploadSummary(_ session: SessionID) throws -> Data {
+        guard let record = try database.run(session) else { return Data("{}".utf8) }
+        var summary = UploadSummary(
+            pack: "handoff \(HandoffVersion.current)", run: session.rawValue, clockSource: record.clockSource.rawValue,
+            recovered: record.recovered, source: record.source.hasPrefix("replay:") ? "replay" : record.source)
+        if let baton = try database.baton(of: session), baton.mode == "offline", let group = baton.group {
+            summary.batonClaim = UploadSummary.BatonClaim(groupID: group)
+        }
+        if let s = record.summary {
+            summary.distanceM = s.statistics.distanceMeters
+            summary.elapsedS = s.elapsedSeconds
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(summary)
     }
 }

@@ -419,24 +419,6 @@ public actor SyncWorker {
             laps: try database.laps(of: session), rrIntervals: try database.rrIntervals(of: session), summary: summary)
     }
 
-    /// The JSON the store keeps beside the file: what the pack knows that FIT does not say.
-    func uploadSummary(_ session: SessionID) throws -> Data {
-        guard let record = try database.run(session) else { return Data("{}".utf8) }
-        var summary: [String: Any] = [
-            "pack": "handoff \(HandoffVersion.current)", "run": session.rawValue,
-            "clock_source": record.clockSource.rawValue, "recovered": record.recovered,
-            "source": record.source.hasPrefix("replay:") ? "replay" : record.source,
-        ]
-        if let baton = try database.baton(of: session), baton.mode == "offline", let group = baton.group {
-            summary["baton_claim"] = ["group_id": group]
-        }
-        if let s = record.summary {
-            summary["distance_m"] = s.statistics.distanceMeters
-            summary["elapsed_s"] = s.elapsedSeconds
-        }
-        return try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
-    }
-
     // MARK: Status
 
     /// Checking the store or uploading now: the LED's "syncing" (asked twice a second, so it

@@ -1,5 +1,6 @@
 import Foundation
 import GroupStore
+import HandoffAPI
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -14,14 +15,16 @@ struct AccountTests {
         try await StoreHarness(backend).run { client in
             let token = try await client.signUp("ada")
             let me = try await client.call(.get, "/v1/me", token: token)
-            #expect(me.status == .ok && me.json["username"] as? String == "ada")
-            #expect(me.json["email"] as? String == "ada@example.org")
+            let account = try me.decode(AccountView.self)
+            #expect(me.status == .ok && account.username == "ada")
+            #expect(account.email == "ada@example.org")
+            // The wire itself: no hash, no password, under any name.
             #expect(me.json["password_hash"] == nil && me.json["password"] == nil)
 
             let signIn = try await client.call(
-                .post, "/v1/sessions", json: ["login": "ADA@example.org", "password": "correct horse battery"])
+                .post, "/v1/sessions", send: SignIn(login: "ADA@example.org", password: "correct horse battery"))
             #expect(signIn.status == .ok)
-            let second = try #require(signIn.json["token"] as? String)
+            let second = try signIn.decode(SignedIn.self).token
             #expect(second != token && second.count == 64)
 
             #expect(try await client.call(.delete, "/v1/sessions/current", token: token).status == .noContent)
@@ -31,7 +34,7 @@ struct AccountTests {
             let none = try await client.call(.get, "/v1/me")
             #expect(none.status == .unauthorized && none.errorMessage.contains("Bearer"))
             let health = try await client.call(.get, "/v1/health")
-            #expect(health.status == .ok && health.json["status"] as? String == "ok")
+            #expect(try health.status == .ok && health.decode(Health.self).status == "ok")
             let nowhere = try await client.call(.get, "/v1/nowhere")
             #expect(nowhere.status == .notFound && nowhere.errorMessage.contains("GET /v1/nowhere"))
         }
@@ -148,12 +151,11 @@ struct AccountTests {
     func changeAndDelete(_ backend: Backend) async throws {
         try await StoreHarness(backend).run { client in
             let token = try await client.signUp("margaret")
-            let other = try #require(
-                try await client.call(
-                    .post, "/v1/sessions", json: ["login": "margaret", "password": "correct horse battery"]
-                ).json["token"] as? String)
-            let renamed = try await client.call(.patch, "/v1/me", token: token, json: ["username": "maggie"])
-            #expect(renamed.status == .ok && renamed.json["username"] as? String == "maggie")
+            let other = try await client.call(
+                .post, "/v1/sessions", send: SignIn(login: "margaret", password: "correct horse battery")
+            ).decode(SignedIn.self).token
+            let renamed = try await client.call(.patch, "/v1/me", token: token, send: AccountChange(username: "maggie"))
+            #expect(try renamed.status == .ok && renamed.decode(AccountView.self).username == "maggie")
             let noCurrent = try await client.call(
                 .patch, "/v1/me", token: token, json: ["password": "a new long password"])
             #expect(noCurrent.status == .forbidden && noCurrent.errorCode == "wrong_password")

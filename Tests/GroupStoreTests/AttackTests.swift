@@ -2,6 +2,7 @@ import ActivityFormats
 import Foundation
 import GroupStore
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import HummingbirdTesting
@@ -140,7 +141,7 @@ struct AttackTests {
                 .post, "/v1/accounts",
                 json: ["email": "jose\u{301}@example.org", "username": "jose", "password": "correct horse battery"])
             #expect(nfd.status == .created)
-            #expect((nfd["account"] as? [String: Any])?["email"] as? String == "jos\u{E9}@example.org", "stored in NFC")
+            #expect(try nfd.decode(SignedIn.self).account.email == "jos\u{E9}@example.org", "stored in NFC")
             for email in ["jos\u{E9}@example.org", "JOSE\u{301}@example.org", "\u{FF4A}os\u{E9}@example.org"] {
                 let twin = try await client.call(
                     .post, "/v1/accounts",

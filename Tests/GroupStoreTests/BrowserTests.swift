@@ -1,5 +1,6 @@
 import Foundation
 import GroupStore
+import HandoffAPI
 import Hummingbird
 import HummingbirdTesting
 import TestSupport
@@ -88,9 +89,8 @@ struct BrowserTests {
                 // Since when, as a person reads it, and the exact instant beside it; checked
                 // against Foundation's own calendar.
                 let since = try #require(
-                    (try await client.call(.get, "/v1/groups/\(id)/baton", token: ada)["baton"] as? [String: Any])?[
-                        "since"]
-                        as? String)
+                    try await client.call(.get, "/v1/groups/\(id)/baton", token: ada).decode(BatonState.self).baton
+                        .since)
                 let sinceTime = try await browser.find("#baton time")
                 #expect(try await browser.attribute(sinceTime, "datetime") == since)
                 let formatter = DateFormatter()

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import HandoffModel
 import Testing
 
@@ -8,14 +9,12 @@ import Testing
 struct CountedTests {
     static func notCounted(_ reply: Reply) -> [String: String] {
         var reasons: [String: String] = [:]
-        for entry in reply["not_counted"] as? [[String: Any]] ?? [] {
-            reasons[entry["group"] as? String ?? "?"] = entry["reason_code"] as? String
-        }
+        for entry in (try? reply.decode(RunView.self))?.notCounted ?? [] { reasons[entry.group] = entry.reasonCode }
         return reasons
     }
 
     static func countedIn(_ reply: Reply) -> [String] {
-        (reply["counted_in"] as? [[String: Any]] ?? []).compactMap { $0["group"] as? String }
+        ((try? reply.decode(RunView.self))?.countedIn ?? []).map(\.group)
     }
 
     @Test(
@@ -32,19 +31,19 @@ struct CountedTests {
             #expect(first.status == .created)
             #expect(Self.countedIn(first).isEmpty)
             #expect(Self.notCounted(first) == ["Danube relay": "started_before_joining"])
-            let entry = try #require((first["not_counted"] as? [[String: Any]])?.first)
-            #expect(entry["reason"] as? String == "it started before you joined")
-            #expect((entry["group_id"] as? Int ?? 0) > 0)
+            let entry = try #require(try first.decode(RunView.self).notCounted?.first)
+            #expect(entry.reason == "it started before you joined")
+            #expect(entry.groupID > 0)
 
             let deadline = CivilTime(harness.clock.now.advanced(byNanoseconds: 86_400_000_000_000)).iso8601()
             let club = try await client.call(
-                .post, "/v1/groups", token: ada, json: ["name": "Club 10k", "goal_m": 10_000, "deadline": deadline])
+                .post, "/v1/groups", token: ada, send: GroupCreate(name: "Club 10k", goalM: 10_000, deadline: deadline))
             #expect(club.status == .created)
             harness.clock.advance(seconds: 10)
             let both = try await client.upload(
                 ada, uuid: UUID().uuidString, file: RunFiles.fit(start: harness.clock.now))
             #expect(Set(Self.countedIn(both)) == ["Danube relay", "Club 10k"])
-            #expect((both["not_counted"] as? [Any])?.isEmpty == true, "an empty list, not an absent key")
+            #expect(try both.decode(RunView.self).notCounted?.isEmpty == true, "an empty list, not an absent key")
 
             harness.clock.advance(seconds: 2 * 86_400)
             let late = UUID().uuidString.lowercased()
@@ -54,8 +53,7 @@ struct CountedTests {
             #expect(Self.countedIn(lateReply) == ["Danube relay"])
             #expect(Self.notCounted(lateReply) == ["Club 10k": "after_deadline"])
             #expect(
-                (lateReply["not_counted"] as? [[String: Any]])?.first?["reason"] as? String
-                    == "it started after the group's deadline")
+                try lateReply.decode(RunView.self).notCounted?.first?.reason == "it started after the group's deadline")
 
             // Uploaded again (a lost acknowledgement): 200 and the same answer.
             let again = try await client.upload(ada, uuid: late, file: lateFile)
@@ -73,7 +71,7 @@ struct CountedTests {
                 ])
             // The list leaves the key out (it would cost a query per run).
             let list = try await client.call(.get, "/v1/runs?limit=10", token: ada)
-            #expect((list["runs"] as? [[String: Any]])?.allSatisfy { $0["not_counted"] == nil } == true)
+            #expect(try list.decode(RunList.self).runs.allSatisfy { $0.notCounted == nil })
             try await checkTotals(repository)
         }
     }

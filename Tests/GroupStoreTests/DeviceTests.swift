@@ -1,5 +1,6 @@
 import Foundation
 import GroupStore
+import HandoffAPI
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -50,9 +51,10 @@ struct DeviceTests {
                 json: ["user_code": userCode.lowercased().replacingOccurrences(of: "-", with: " ")])
             #expect(approved.status == .ok)
             let granted = try await client.call(.post, "/v1/device/token", json: ["device_code": deviceCode])
-            #expect(granted.status == .ok && granted["token_type"] as? String == "Bearer")
-            #expect((granted["account"] as? [String: Any])?["username"] as? String == "ada")
-            let device = try #require(granted["access_token"] as? String)
+            let grant = try granted.decode(DeviceToken.self)
+            #expect(granted.status == .ok && grant.tokenType == "Bearer")
+            #expect(grant.account.username == "ada")
+            let device = grant.accessToken
             let reused = try await client.call(.post, "/v1/device/token", json: ["device_code": deviceCode])
             #expect(reused.status == .badRequest && reused.errorCode == "expired_token", "a code yields one token")
 
@@ -77,9 +79,9 @@ struct DeviceTests {
             }
 
             let devices = try await client.call(.get, "/v1/devices", token: ada)
-            let listed = try #require((devices["devices"] as? [[String: Any]])?.first)
-            #expect(listed["name"] as? String == "ada's pack")
-            let deviceID = try #require(listed["id"] as? Int)
+            let listed = try #require(try devices.decode(DeviceList.self).devices.first)
+            #expect(listed.name == "ada's pack")
+            let deviceID = listed.id
             #expect(try await client.call(.delete, "/v1/devices/\(deviceID)", token: ada).status == .noContent)
             let revoked = try await client.call(.get, "/v1/me", token: device)
             #expect(revoked.status == .unauthorized && revoked.errorCode == "invalid_token")

@@ -1,5 +1,6 @@
 import Foundation
 import GroupStore
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import HummingbirdTesting
@@ -34,8 +35,8 @@ struct GroupTests {
             #expect(wrong.status == .notFound && wrong.errorCode == "unknown_invite")
 
             let progress = try await client.call(.get, "/v1/groups/\(id)/progress", token: cyd)
-            let members = try #require(progress["members"] as? [[String: Any]])
-            #expect(members.map { $0["username"] as? String } == ["ada", "bob", "cyd"])
+            let members = try progress.decode(ProgressView.self).members
+            #expect(members.map(\.username) == ["ada", "bob", "cyd"])
 
             // Only the owner changes the group.
             let notOwner = try await client.call(.patch, "/v1/groups/\(id)", token: bob, json: ["name": "Mine now"])
@@ -59,8 +60,7 @@ struct GroupTests {
             let rotation = try await client.call(
                 .put, "/v1/groups/\(id)/rotation", token: ada, json: ["members": ["cyd", "ada", "bob"]])
             #expect(rotation.status == .ok)
-            #expect(
-                (rotation["members"] as? [[String: Any]])?.map { $0["username"] as? String } == ["cyd", "ada", "bob"])
+            #expect(try rotation.decode(MemberList.self).members.map(\.username) == ["cyd", "ada", "bob"])
             let partial = try await client.call(
                 .put, "/v1/groups/\(id)/rotation", token: ada, json: ["members": ["cyd", "ada", "zed"]])
             #expect(partial.status == .unprocessableContent && partial.errorMessage.contains("bob"))
@@ -75,7 +75,7 @@ struct GroupTests {
             #expect(try await client.call(.delete, "/v1/groups/\(id)/members/cyd", token: bob).status == .noContent)
             #expect(try await client.call(.get, "/v1/groups/\(id)", token: cyd).status == .notFound)
             let list = try await client.call(.get, "/v1/groups", token: bob)
-            #expect((list["groups"] as? [[String: Any]])?.count == 1)
+            #expect(try list.decode(GroupList.self).groups.count == 1)
             #expect(try await client.call(.delete, "/v1/groups/\(id)", token: bob).status == .noContent)
             #expect(try await client.call(.get, "/v1/groups/\(id)", token: bob).status == .notFound)
         }
@@ -94,7 +94,8 @@ struct GroupTests {
             try await client.join(cyd, invite)
 
             let free = try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)
-            #expect(free.status == .ok && (free["baton"] as? [String: Any])?["holder"] is NSNull)
+            #expect(try free.status == .ok && free.decode(BatonState.self).baton.holder == nil)
+            #expect((free["baton"] as? [String: Any])?["holder"] is NSNull, "written as null")
             let passFree = try await client.call(.post, "/v1/groups/\(id)/baton/pass", token: ada)
             #expect(passFree.status == .conflict && passFree.errorCode == "baton_free")
 
@@ -118,10 +119,10 @@ struct GroupTests {
             #expect(try await client.call(.post, "/v1/groups/\(id)/baton/release", token: ada).status == .noContent)
 
             let state = try await client.call(.get, "/v1/groups/\(id)/baton", token: cyd)
-            let legs = try #require(state["legs"] as? [[String: Any]])
-            #expect(legs.map { $0["runner"] as? String } == ["ada", "cyd", "ada"])
-            #expect(legs.map { $0["ended"] as? String } == ["released", "passed", "passed"])
-            #expect(legs.map { $0["passed_to"] as? String } == [nil, "ada", "cyd"])
+            let legs = try state.decode(BatonState.self).legs
+            #expect(legs.map(\.runner) == ["ada", "cyd", "ada"])
+            #expect(legs.map(\.ended) == ["released", "passed", "passed"])
+            #expect(legs.map(\.passedTo) == [nil, "ada", "cyd"])
         }
     }
 
@@ -155,13 +156,14 @@ struct GroupTests {
             #expect(inFlight.most > 10, "requests overlapped: at most \(inFlight.most) at once")
             let winners = replies.filter { $0.status == .ok }
             #expect(winners.count == 1)
-            let holder = try #require(winners.first?["holder"] as? String)
+            let holder = try #require(try winners.first?.decode(BatonView.self).holder)
             let losers = replies.filter { $0.status == .conflict }
             #expect(losers.count == 99)
             #expect(losers.allSatisfy { $0.errorCode == "baton_held" && $0.errorMessage.contains(holder) })
             let state = try await client.call(.get, "/v1/groups/\(id)/baton", token: owner)
-            #expect((state["baton"] as? [String: Any])?["holder"] as? String == holder)
-            #expect((state["legs"] as? [[String: Any]])?.count == 1)
+            let batonState = try state.decode(BatonState.self)
+            #expect(batonState.baton.holder == holder)
+            #expect(batonState.legs.count == 1)
         }
     }
 
@@ -176,25 +178,26 @@ struct GroupTests {
             let (id, invite) = try await client.createGroup(ada, lease: 1)
             try await client.join(bob, invite)
             let taken = try await client.call(.post, "/v1/groups/\(id)/baton/take", token: ada)
-            let expires = try #require(taken["expires_at"] as? String)
+            let expires = try #require(try taken.decode(BatonView.self).expiresAt)
 
             // Margins of minutes: a busy machine takes real seconds between these requests.
             harness.clock.advance(seconds: 3000)
             #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: bob).status == .conflict)
             // The holder renews (as their pack does by being seen): another hour.
             let renewed = try await client.call(.post, "/v1/groups/\(id)/baton/renew", token: ada)
-            #expect(renewed.status == .ok && renewed["expires_at"] as? String != expires, "\(renewed.json)")
+            let renewedAt = try renewed.decode(BatonView.self).expiresAt
+            #expect(renewed.status == .ok && renewedAt != expires, "\(renewed.text)")
             harness.clock.advance(seconds: 3000)
             #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: bob).status == .conflict)
             harness.clock.advance(seconds: 700)
             let state = try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)
-            #expect((state["baton"] as? [String: Any])?["holder"] is NSNull, "an expired lease reads as free")
+            #expect(try state.decode(BatonState.self).baton.holder == nil, "an expired lease reads as free")
+            #expect((state["baton"] as? [String: Any])?["holder"] is NSNull, "written as null")
             let takeover = try await client.call(.post, "/v1/groups/\(id)/baton/take", token: bob)
-            #expect(takeover.status == .ok && takeover["holder"] as? String == "bob")
-            let legs = try #require(
-                try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)["legs"] as? [[String: Any]])
-            #expect(legs.count == 2 && legs[1]["ended"] as? String == "expired")
-            #expect(legs[1]["ended_at"] as? String == renewed["expires_at"] as? String)
+            #expect(try takeover.status == .ok && takeover.decode(BatonView.self).holder == "bob")
+            let legs = try await client.call(.get, "/v1/groups/\(id)/baton", token: bob).decode(BatonState.self).legs
+            #expect(legs.count == 2 && legs[1].ended == "expired")
+            #expect(legs[1].endedAt == renewedAt)
             let late = try await client.call(.post, "/v1/groups/\(id)/baton/release", token: ada)
             #expect(late.status == .conflict && late.errorCode == "not_holder")
         }

@@ -1,6 +1,7 @@
 import ActivityFormats
 import Foundation
 import GroupStore
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import HummingbirdTesting
@@ -129,12 +130,17 @@ struct StoreHarness {
 
 struct Reply: @unchecked Sendable {
     let status: HTTPResponse.Status
+    /// The body as it came, for the checks of the wire's shape (null against absent).
     let json: [String: Any]
     let headers: HTTPFields
     let body: Data
 
-    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
-    var errorMessage: String { (json["error"] as? [String: Any])?["message"] as? String ?? "" }
+    /// The body as one of the API's types (module HandoffAPI).
+    func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T { try JSONDecoder().decode(type, from: body) }
+
+    var error: ErrorEnvelope.Detail? { try? decode(ErrorEnvelope.self).error }
+    var errorCode: String? { error?.code }
+    var errorMessage: String { error?.message ?? "" }
     var text: String { String(decoding: body, as: UTF8.self) }
     subscript(_ key: String) -> Any? { json[key] }
 }
@@ -146,17 +152,17 @@ extension TestClientProtocol {
     /// connection of its own.
     func call(
         _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: [String: Any]? = nil,
-        body: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:],
+        send: (any Encodable)? = nil, body: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:],
         ownConnection: Bool = false
     ) async throws -> Reply {
         var headers: HTTPFields = [:]
-        if json != nil { headers[.contentType] = "application/json" }
+        if json != nil || send != nil { headers[.contentType] = "application/json" }
         if let contentType { headers[.contentType] = contentType }
         if let token { headers[.authorization] = "Bearer \(token)" }
         headers.append(contentsOf: extra)
         let buffer =
             try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
-            ?? body.map { ByteBuffer(bytes: $0) }
+            ?? send.map { ByteBuffer(bytes: try JSONEncoder().encode($0)) } ?? body.map { ByteBuffer(bytes: $0) }
         @Sendable func makeReply(
             _ status: HTTPResponse.Status, _ headers: HTTPFields, _ body: ByteBuffer
         ) throws -> Reply {
@@ -189,9 +195,9 @@ extension TestClientProtocol {
     func signUp(_ username: String, password: String = "correct horse battery") async throws -> String {
         let reply = try await call(
             .post, "/v1/accounts",
-            json: ["email": "\(username)@example.org", "username": username, "password": password])
-        #expect(reply.status == .created, "\(reply.json)")
-        return reply.json["token"] as? String ?? ""
+            send: SignUp(email: "\(username)@example.org", username: username, password: password))
+        #expect(reply.status == .created, "\(reply.text)")
+        return (try? reply.decode(SignedIn.self))?.token ?? ""
     }
 
     /// Signs in through the web form, as a browser does; returns the reply and its session
@@ -213,16 +219,16 @@ extension TestClientProtocol {
     )
         async throws -> (id: Int, invite: String)
     {
-        var body: [String: Any] = ["name": name, "goal_m": goal]
-        if let lease { body["lease_hours"] = lease }
-        let reply = try await call(.post, "/v1/groups", token: token, json: body)
-        #expect(reply.status == .created, "\(reply.json)")
-        return (reply.json["id"] as? Int ?? 0, reply.json["invite_code"] as? String ?? "")
+        let reply = try await call(
+            .post, "/v1/groups", token: token, send: GroupCreate(name: name, goalM: goal, leaseHours: lease))
+        #expect(reply.status == .created, "\(reply.text)")
+        let group = try? reply.decode(GroupView.self)
+        return (Int(group?.id ?? 0), group?.inviteCode ?? "")
     }
 
     func join(_ token: String, _ invite: String) async throws {
-        let reply = try await call(.post, "/v1/groups/join", token: token, json: ["invite_code": invite])
-        #expect(reply.status == .ok, "\(reply.json)")
+        let reply = try await call(.post, "/v1/groups/join", token: token, send: GroupJoin(inviteCode: invite))
+        #expect(reply.status == .ok, "\(reply.text)")
     }
 
     /// Uploads a file as multipart/form-data with a summary.

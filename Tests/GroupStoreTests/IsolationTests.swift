@@ -1,5 +1,6 @@
 import Foundation
 import GroupStore
+import HandoffAPI
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -81,8 +82,9 @@ struct IsolationTests {
                 == .ok)
         #expect(try await client.call(.post, "/v1/device/token", json: ["device_code": deviceCodeB]).status == .ok)
         let deviceB = try #require(
-            (try await client.call(.get, "/v1/devices", token: cyd)["devices"] as? [[String: Any]])?.first?["id"]
-                as? Int)
+            try await client.call(.get, "/v1/devices", token: cyd).decode(DeviceList.self).devices.first.map {
+                Int($0.id)
+            })
         let cookie = try await client.webSignIn("ada").cookie
         return World(
             ada: ada, bob: bob, cyd: cyd, groupA: groupA, groupB: groupB, inviteB: inviteB, runB: runB,
@@ -109,16 +111,16 @@ struct IsolationTests {
                 switch route {
                 case .listGroups:
                     let list = try await client.call(.get, "/v1/groups", token: token)
-                    #expect((list["groups"] as? [[String: Any]])?.map { $0["name"] as? String } == ["A"])
+                    #expect(try list.decode(GroupList.self).groups.map(\.name) == ["A"])
                 case .listRuns:
                     let list = try await client.call(.get, "/v1/runs", token: token)
-                    #expect((list["runs"] as? [Any])?.isEmpty == true)
+                    #expect(try list.decode(RunList.self).runs.isEmpty)
                 case .listDevices:
                     let list = try await client.call(.get, "/v1/devices", token: token)
-                    #expect((list["devices"] as? [Any])?.isEmpty == true)
+                    #expect(try list.decode(DeviceList.self).devices.isEmpty)
                 case .weeks:
                     let weeks = try await client.call(.get, "/v1/me/weeks?count=1", token: token)
-                    #expect((weeks["weeks"] as? [[String: Any]])?.first?["runs"] as? Int == 0)
+                    #expect(try weeks.decode(Weeks.self).weeks.first?.runs == 0)
                 case .putRunOverOthers:
                     let reply = try await client.upload(
                         token, uuid: w.runB, file: RunFiles.fit(start: harness.clock.now))

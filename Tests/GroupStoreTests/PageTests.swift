@@ -1,6 +1,7 @@
 import Foundation
 import GroupStore
 import HTTPTypes
+import HandoffAPI
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -65,7 +66,7 @@ struct PageTests {
 
             let token = try await DeviceTests.link(client, ada, name: "ada's <pack>")
             let devices = try await client.call(.get, "/v1/devices", token: ada)
-            let id = try #require((devices["devices"] as? [[String: Any]])?.first?["id"] as? Int)
+            let id = try #require(try devices.decode(DeviceList.self).devices.first?.id)
             let home = try await client.call(.get, "/", headers: [.cookie: cookie])
             #expect(home.text.contains("<td>ada&#39;s &lt;pack&gt;</td>"))
             #expect(home.text.contains("action=\"/devices/\(id)/unlink\"><button>Unlink</button>"))

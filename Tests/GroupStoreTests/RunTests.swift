@@ -1,9 +1,11 @@
 import ActivityFormats
 import Foundation
 import GroupStore
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import HummingbirdTesting
+import SensorCodecs
 import Testing
 
 @Suite("Runs: upload once, count everywhere, list, fetch, delete")
@@ -26,19 +28,21 @@ struct RunTests {
             let first = try await client.upload(ada, uuid: uuid, file: file)
             #expect(first.status == .created, "\(first.json)")
             #expect(first.headers[.location] == "/v1/runs/\(uuid)")
-            #expect(first["distance_m"] as? Double == expected)
+            let firstRun = try first.decode(RunView.self)
+            #expect(firstRun.distanceM == expected)
             #expect(abs(expected - 3720) < 1, "1200 s at 3.1 m/s")
-            #expect(first["format"] as? String == "fit" && first["sport"] as? String == "running")
-            #expect((first["summary"] as? [String: Any])?["source"] as? String == "test")
-            let counted = try #require(first["counted_in"] as? [[String: Any]])
-            #expect(counted.count == 1 && counted[0]["group_id"] as? Int == id && counted[0]["relay_leg"] is NSNull)
+            #expect(firstRun.format == "fit" && firstRun.sport == "running")
+            #expect(firstRun.summary.objectValue?["source"]?.stringValue == "test")
+            let counted = try #require(firstRun.countedIn)
+            #expect(counted.count == 1 && counted[0].groupID == Int64(id) && counted[0].relayLeg == nil)
+            #expect(((first["counted_in"] as? [[String: Any]])?.first?["relay_leg"]) is NSNull)
 
             let again = try await client.upload(ada, uuid: uuid, file: file)
-            #expect(again.status == .ok && again["sha256"] as? String == first["sha256"] as? String)
+            #expect(try again.status == .ok && again.decode(RunView.self).sha256 == firstRun.sha256)
             // The same UUID in capitals (RFC 9562 §4: case-insensitive) is the same run, not a
             // second one counted again.
             let shouted = try await client.upload(ada, uuid: uuid.uppercased(), file: file)
-            #expect(shouted.status == .ok && shouted["sha256"] as? String == first["sha256"] as? String)
+            #expect(try shouted.status == .ok && shouted.decode(RunView.self).sha256 == firstRun.sha256)
             let other = RunFiles.fit(start: start, seconds: 1300, speed: 3.1)
             let conflict = try await client.upload(ada, uuid: uuid, file: other)
             #expect(conflict.status == .conflict && conflict.errorCode == "run_conflict")
@@ -46,13 +50,13 @@ struct RunTests {
             #expect(stolen.status == .conflict && stolen.errorCode == "run_conflict")
 
             let progress = try await client.call(.get, "/v1/groups/\(id)/progress", token: bob)
-            let group = try #require(progress["group"] as? [String: Any])
-            #expect(group["total_m"] as? Double == expected)
-            #expect(group["percent"] as? Double == (expected / 10_000 * 1000).rounded() / 10)
-            let members = try #require(progress["members"] as? [[String: Any]])
-            #expect(members.first { $0["username"] as? String == "ada" }?["distance_m"] as? Double == expected)
-            #expect(members.first { $0["username"] as? String == "ada" }?["week_m"] as? Double == expected)
-            #expect(members.first { $0["username"] as? String == "bob" }?["distance_m"] as? Double == 0)
+            let group = try progress.decode(ProgressView.self).group
+            #expect(group.totalM == expected)
+            #expect(group.percent == (expected / 10_000 * 1000).rounded() / 10)
+            let members = try progress.decode(ProgressView.self).members
+            #expect(members.first { $0.username == "ada" }?.distanceM == expected)
+            #expect(members.first { $0.username == "ada" }?.weekM == expected)
+            #expect(members.first { $0.username == "bob" }?.distanceM == 0)
 
             // Raw body upload (curl -T) of a second run.
             let raw = try await client.call(
@@ -61,30 +65,31 @@ struct RunTests {
                 body: RunFiles.fit(start: start.advanced(byNanoseconds: 300_000_000_000)),
                 contentType: "application/vnd.ant.fit")
             #expect(raw.status == .created)
-            let rawDistance = try #require(raw["distance_m"] as? Double)
+            let rawDistance = try raw.decode(RunView.self).distanceM
 
             let list = try await client.call(.get, "/v1/runs?limit=10", token: ada)
-            let listed = try #require(list["runs"] as? [[String: Any]])
+            let listed = try list.decode(RunList.self).runs
             #expect(listed.count == 2)
-            #expect(listed.allSatisfy { ($0["counted_in"] as? [[String: Any]])?.first?["group_id"] as? Int == id })
+            #expect(listed.allSatisfy { $0.countedIn?.first?.groupID == Int64(id) })
             let page = try await client.call(.get, "/v1/runs?limit=1", token: ada)
             #expect(
-                (page["runs"] as? [[String: Any]])?.first?["uuid"] as? String
-                    == raw.headers[.location].map { String($0.dropFirst(9)) })
+                try page.decode(RunList.self).runs.first?.uuid == raw.headers[.location].map { String($0.dropFirst(9)) }
+            )
             let fetched = try await client.call(.get, "/v1/runs/\(uuid)", token: ada)
-            #expect(fetched.status == .ok && fetched["uuid"] as? String == uuid)
+            #expect(try fetched.status == .ok && fetched.decode(RunView.self).uuid == uuid)
             let download = try await client.call(.get, "/v1/runs/\(uuid)/file", token: ada)
             #expect(download.status == .ok && [UInt8](download.body) == file)
             #expect(download.headers[.contentType] == "application/vnd.ant.fit")
             let weeks = try await client.call(.get, "/v1/me/weeks?count=2", token: ada)
-            let thisWeek = try #require((weeks["weeks"] as? [[String: Any]])?.first)
-            #expect(thisWeek["runs"] as? Int == 2 || thisWeek["runs"] as? Int == 1, "the second run may fall next week")
+            let thisWeek = try #require(try weeks.decode(Weeks.self).weeks.first)
+            #expect(thisWeek.runs == 2 || thisWeek.runs == 1, "the second run may fall next week")
             try await checkTotals(repository)
 
             #expect(try await client.call(.delete, "/v1/runs/\(uuid)", token: ada).status == .noContent)
             #expect(try await client.call(.get, "/v1/runs/\(uuid)", token: ada).status == .notFound)
             let after = try await client.call(.get, "/v1/groups/\(id)", token: ada)
-            #expect(after["total_m"] as? Double == rawDistance, "the deleted run's distance leaves the total")
+            #expect(
+                try after.decode(GroupView.self).totalM == rawDistance, "the deleted run's distance leaves the total")
             try await checkTotals(repository)
         }
     }
@@ -114,11 +119,11 @@ struct RunTests {
             repeat {
                 let query = "/v1/runs?limit=2" + (cursor.map { "&cursor=" + $0 } ?? "")
                 let page = try await client.call(.get, query, token: ada)
-                #expect(page.status == .ok, "\(page.json)")
-                let runs = try #require(page["runs"] as? [[String: Any]])
-                seen += runs.compactMap { $0["uuid"] as? String }
-                starts += runs.compactMap { $0["started_at"] as? String }
-                cursor = page["next_cursor"] as? String
+                #expect(page.status == .ok, "\(page.text)")
+                let list = try page.decode(RunList.self)
+                seen += list.runs.map(\.uuid)
+                starts += list.runs.map(\.startedAt)
+                cursor = list.nextCursor
                 pages += 1
             } while cursor != nil && pages < 10
             #expect(seen.count == 7 && Set(seen) == Set(uploaded), "each run once: \(seen)")
@@ -207,13 +212,14 @@ struct RunTests {
             let before = try await client.upload(
                 ada, uuid: UUID().uuidString,
                 file: RunFiles.fit(start: harness.clock.now.advanced(byNanoseconds: -86_400_000_000_000)))
-            #expect(before.status == .created && (before["counted_in"] as? [Any])?.isEmpty == true)
+            #expect(try before.status == .created && before.decode(RunView.self).countedIn?.isEmpty == true)
 
             #expect(try await client.call(.post, "/v1/groups/\(id)/baton/take", token: ada).status == .ok)
             harness.clock.advance(seconds: 10)
             let leg = try await client.upload(
                 ada, uuid: UUID().uuidString, file: RunFiles.fit(start: harness.clock.now))
-            let legID = try #require((leg["counted_in"] as? [[String: Any]])?.first?["relay_leg"] as? Int)
+            let legRun = try leg.decode(RunView.self)
+            let legID = try #require(legRun.countedIn?.first?.relayLeg)
             harness.clock.advance(seconds: 1000)
             #expect(try await client.call(.post, "/v1/groups/\(id)/baton/pass", token: ada).status == .ok)
             harness.clock.advance(seconds: 10)
@@ -221,22 +227,23 @@ struct RunTests {
                 ada, uuid: UUID().uuidString, file: RunFiles.fit(start: harness.clock.now))
             #expect((solo["counted_in"] as? [[String: Any]])?.first?["relay_leg"] is NSNull)
 
-            let legs = try #require(
-                try await client.call(.get, "/v1/groups/\(id)/baton", token: bob)["legs"] as? [[String: Any]])
-            let adaLeg = try #require(legs.first { $0["id"] as? Int == legID })
-            #expect(adaLeg["distance_m"] as? Double == leg["distance_m"] as? Double && adaLeg["runs"] as? Int == 1)
+            let legs = try await client.call(.get, "/v1/groups/\(id)/baton", token: bob).decode(BatonState.self).legs
+            let adaLeg = try #require(legs.first { $0.id == legID })
+            #expect(adaLeg.distanceM == legRun.distanceM && adaLeg.runs == 1)
 
             // A deadline a day away: a run that starts after it counts for the runner, not the group.
             let deadline = CivilTime(harness.clock.now.advanced(byNanoseconds: 86_400_000_000_000)).iso8601()
             #expect(
-                try await client.call(.patch, "/v1/groups/\(id)", token: ada, json: ["deadline": deadline]).status
-                    == .ok)
-            let total = try await client.call(.get, "/v1/groups/\(id)", token: ada)["total_m"] as? Double
+                try await client.call(
+                    .patch, "/v1/groups/\(id)", token: ada, send: GroupChange(deadline: .some(deadline))
+                )
+                .status == .ok)
+            let total = try await client.call(.get, "/v1/groups/\(id)", token: ada).decode(GroupView.self).totalM
             harness.clock.advance(seconds: 2 * 86_400)
             let late = try await client.upload(
                 ada, uuid: UUID().uuidString, file: RunFiles.fit(start: harness.clock.now))
-            #expect(late.status == .created && (late["counted_in"] as? [Any])?.isEmpty == true)
-            #expect(try await client.call(.get, "/v1/groups/\(id)", token: ada)["total_m"] as? Double == total)
+            #expect(try late.status == .created && late.decode(RunView.self).countedIn?.isEmpty == true)
+            #expect(try await client.call(.get, "/v1/groups/\(id)", token: ada).decode(GroupView.self).totalM == total)
             try await checkTotals(repository)
         }
     }
@@ -315,7 +322,7 @@ struct RunTests {
 
             let group = try await client.call(.get, "/v1/groups/\(id)", token: owner)
             let total = expected.values.reduce(0, +)
-            #expect(group["total_m"] as? Double == Double(total) / 1000)
+            #expect(try group.decode(GroupView.self).totalM == Double(total) / 1000)
             let count = try await repository.database.read { db in
                 try await db.one("SELECT count(*) AS n, sum(distance_mm) AS mm FROM run")
             }
@@ -339,33 +346,20 @@ struct RunTests {
             let run = try await client.upload(
                 bob, uuid: UUID().uuidString,
                 file: RunFiles.fit(start: harness.clock.now.advanced(byNanoseconds: 2_000_000_000)))
-            let distance = try #require(run["distance_m"] as? Double)
-            #expect(
-                try await client.call(.delete, "/v1/me", token: bob, json: ["password": "correct horse battery"]).status
-                    == .noContent)
+            let distance = try run.decode(RunView.self).distanceM
+            let deletion = AccountDeletion(password: "correct horse battery")
+            #expect(try await client.call(.delete, "/v1/me", token: bob, send: deletion).status == .noContent)
             let progress = try await client.call(.get, "/v1/groups/\(id)/progress", token: ada)
-            #expect((progress["group"] as? [String: Any])?["total_m"] as? Double == distance)
-            #expect(progress["former_members_m"] as? Double == distance)
-            #expect((progress["members"] as? [Any])?.count == 1)
+            let view = try progress.decode(ProgressView.self)
+            #expect(view.group.totalM == distance)
+            #expect(view.formerMembersM == distance)
+            #expect(view.members.count == 1)
             #expect((progress["baton"] as? [String: Any])?["holder"] is NSNull, "the baton is freed")
-            let legs = try #require(progress["legs"] as? [[String: Any]])
-            #expect(legs.first?["runner"] is NSNull && legs.first?["ended"] as? String == "left")
+            let legs = progress["legs"] as? [[String: Any]]
+            #expect(legs?.first?["runner"] is NSNull && view.legs.first?.ended == "left")
             let count = try await repository.database.read { db in try await db.one("SELECT count(*) AS n FROM run") }
             #expect(try count?.int("n") == 0)
             try await checkTotals(repository)
         }
-    }
-}
-
-/// A deterministic shuffle.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GroupStore
 import HTTPTypes
+import HandoffAPI
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -121,8 +122,8 @@ struct WebAttackTests {
                     + "Content-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)")
             #expect(status == 200, "\(body)")
             #expect(!body.contains("evil.example"))
-            let reply = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
-            #expect(reply["verification_uri"] as? String == "http://127.0.0.1:\(port)/device")
+            let reply = try JSONDecoder().decode(DeviceCode.self, from: Data(body.utf8))
+            #expect(reply.verificationURI == "http://127.0.0.1:\(port)/device")
             try await Self.alive(client)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import HandoffModel
 import PackControl
 import PackStorage
@@ -54,8 +55,8 @@ struct PackBatonTests {
             let passed = try await adaPack.worker.passBaton(to: nil)
             #expect(passed.holder == "bruno" && passed.message == "Passed the baton to bruno.")
             let progress = try await store.progress(ada, group: group.id)
-            let legs = progress["legs"] as? [[String: Any]] ?? []
-            #expect(legs.last?["runner"] as? String == "adele" && legs.last?["runs"] as? Int == 1)
+            let legs = progress.legs
+            #expect(legs.last?.runner == "adele" && legs.last?.runs == 1)
 
             // Cyril learns his group online (Bruno holds the baton: solo), then starts offline: the
             // run claims the baton. Bruno releases it; the claim is accepted when the run syncs.
@@ -75,10 +76,10 @@ struct PackBatonTests {
             let status = try await cydPack.worker.batonStatus()
             #expect(status.youHold && status.holder == "cyril", "\(status.message)")
             let stored = try await store.call(.get, "/v1/runs/\(cydRun.keys.first!)", token: cyd)
-            let summary = stored.json["summary"] as? [String: Any]
-            #expect((summary?["baton_claim"] as? [String: Any])?["group_id"] as? Int == group.id)
-            let counted = (stored.json["counted_in"] as? [[String: Any]])?.first
-            #expect(counted?["relay_leg"] is Int)
+            let run = try stored.decode(RunView.self)
+            let summary = try JSONDecoder().decode(UploadSummary.self, from: JSONEncoder().encode(run.summary))
+            #expect(summary.batonClaim?.groupID == Int64(group.id))
+            #expect(run.countedIn?.first?.relayLeg != nil)
         }
     }
 }

@@ -1,5 +1,6 @@
 import ActivityFormats
 import Foundation
+import HandoffAPI
 import HandoffModel
 import PackControl
 import TestSupport
@@ -88,8 +89,7 @@ extension DaemonSyncTests {
             #expect(json.stdout.contains(#""counted_in":["Relay club"]"#) && json.stdout.contains(#""not_counted":[]"#))
 
             func total() async throws -> Double {
-                let progress = try await store.progress(token, group: group.id)
-                return (progress["group"] as? [String: Any])?["total_m"] as? Double ?? -1
+                (try? await store.progress(token, group: group.id))?.group.totalM ?? -1
             }
             let stored = try await store.runs(token)
             #expect(stored.count == 2)

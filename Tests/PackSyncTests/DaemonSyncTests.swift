@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import PackControl
 import TestSupport
 import Testing
@@ -116,7 +117,7 @@ struct DaemonSyncTests {
             // The demo run (5.1 km) is from before the group existed, so it counts for its runner
             // only: the member's total is that run, once.
             let progress = try await store.progress(token, group: group.id)
-            #expect((progress["group"] as? [String: Any])?["total_m"] as? Double == 0)
+            #expect(progress.group.totalM == 0)
             #expect((runs[uuid] ?? 0) > 5000 && (runs[uuid] ?? 0) < 5200)
             let puts = proxy.requests.withLock { $0.filter { $0.hasPrefix("PUT /v1/runs/\(uuid)") }.count }
             #expect(puts == 2)

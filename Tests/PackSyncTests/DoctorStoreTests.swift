@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import HandoffModel
 import PackControl
 import PackSync
@@ -24,7 +25,7 @@ struct DoctorStoreTests {
 
             // Revoked from the account's device list: the very next check says so.
             let devices = try await store.call(.get, "/v1/devices", token: token)
-            let device = try #require((devices.json["devices"] as? [[String: Any]])?.first?["id"] as? Int)
+            let device = try #require(try devices.decode(DeviceList.self).devices.first?.id)
             #expect(try await store.call(.delete, "/v1/devices/\(device)", token: token).status == 204)
             let revoked = await pack.worker.doctorStoreCheck()
             #expect(revoked.status == .problem, "\(revoked)")

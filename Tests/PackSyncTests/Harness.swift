@@ -2,6 +2,7 @@ import ActivityFormats
 import Foundation
 import GroupStore
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import HummingbirdTesting
@@ -36,50 +37,56 @@ struct LiveStore: Sendable {
         }
     }
 
-    struct Reply: @unchecked Sendable {
+    struct Reply: Sendable {
         let status: Int
-        let json: [String: Any]
         let body: [UInt8]
+
+        /// The body as one of the API's types (module HandoffAPI).
+        func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+            try JSONDecoder().decode(type, from: Data(body))
+        }
+
+        var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     func call(
-        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: [String: Any]? = nil
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, send: (any Encodable)? = nil
     )
         async throws -> Reply
     {
         var headers: HTTPFields = [:]
-        if json != nil { headers[.contentType] = "application/json" }
+        if send != nil { headers[.contentType] = "application/json" }
         if let token { headers[.authorization] = "Bearer \(token)" }
-        let body = try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
+        let body = try send.map { ByteBuffer(bytes: try JSONEncoder().encode($0)) }
         return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in
-            let bytes = Array(buffer: response.body)
-            let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
-            return Reply(status: Int(response.status.code), json: object, body: bytes)
+            Reply(status: Int(response.status.code), body: Array(buffer: response.body))
         }
     }
 
     func signUp(_ username: String) async throws -> String {
         let reply = try await call(
             .post, "/v1/accounts",
-            json: ["email": "\(username)@example.org", "username": username, "password": "correct horse battery"])
-        #expect(reply.status == 201, "\(reply.json)")
-        return reply.json["token"] as? String ?? ""
+            send: SignUp(email: "\(username)@example.org", username: username, password: "correct horse battery"))
+        #expect(reply.status == 201, "\(reply.text)")
+        return (try? reply.decode(SignedIn.self))?.token ?? ""
     }
 
     func createGroup(_ token: String, goal: Double = 10_000_000) async throws -> (id: Int, invite: String) {
-        let reply = try await call(.post, "/v1/groups", token: token, json: ["name": "Relay club", "goal_m": goal])
-        #expect(reply.status == 201, "\(reply.json)")
-        return (reply.json["id"] as? Int ?? 0, reply.json["invite_code"] as? String ?? "")
+        let reply = try await call(
+            .post, "/v1/groups", token: token, send: GroupCreate(name: "Relay club", goalM: goal))
+        #expect(reply.status == 201, "\(reply.text)")
+        let group = try? reply.decode(GroupView.self)
+        return (Int(group?.id ?? 0), group?.inviteCode ?? "")
     }
 
     func join(_ token: String, _ invite: String) async throws {
-        let reply = try await call(.post, "/v1/groups/join", token: token, json: ["invite_code": invite])
-        #expect(reply.status == 200, "\(reply.json)")
+        let reply = try await call(.post, "/v1/groups/join", token: token, send: GroupJoin(inviteCode: invite))
+        #expect(reply.status == 200, "\(reply.text)")
     }
 
     func approve(_ token: String, userCode: String) async throws {
-        let reply = try await call(.post, "/v1/device/approve", token: token, json: ["user_code": userCode])
-        #expect(reply.status == 200, "\(reply.json)")
+        let reply = try await call(.post, "/v1/device/approve", token: token, send: DeviceApproval(userCode: userCode))
+        #expect(reply.status == 200, "\(reply.text)")
     }
 
     /// The account's runs on the store: uuid to distance in metres.
@@ -87,18 +94,17 @@ struct LiveStore: Sendable {
         let reply = try await call(.get, "/v1/runs?limit=500", token: token)
         #expect(reply.status == 200)
         var runs: [String: Double] = [:]
-        for run in reply.json["runs"] as? [[String: Any]] ?? [] {
-            let uuid = run["uuid"] as? String ?? ""
-            #expect(runs[uuid] == nil, "the store lists run \(uuid) twice")
-            runs[uuid] = run["distance_m"] as? Double
+        for run in (try? reply.decode(RunList.self))?.runs ?? [] {
+            #expect(runs[run.uuid] == nil, "the store lists run \(run.uuid) twice")
+            runs[run.uuid] = run.distanceM
         }
         return runs
     }
 
-    func progress(_ token: String, group: Int) async throws -> [String: Any] {
+    func progress(_ token: String, group: Int) async throws -> ProgressView {
         let reply = try await call(.get, "/v1/groups/\(group)/progress", token: token)
         #expect(reply.status == 200)
-        return reply.json
+        return try reply.decode(ProgressView.self)
     }
 
     func file(_ token: String, uuid: String) async throws -> [UInt8] {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import Testing
 
 @testable import PackSync
@@ -10,8 +11,8 @@ struct StoreReplyTests {
     static let store = URL(string: "https://store.example")!
 
     static func failure(_ status: Int, code: String? = nil, retryAfter: Double? = nil) -> SyncFailure {
-        let json: [String: Any]? = code.map { ["error": ["code": $0, "message": "said by the store"]] }
-        return StoreClient.Reply(status: status, json: json, retryAfter: retryAfter, text: "")
+        let body = code.map { try! JSONEncoder().encode(ErrorEnvelope(code: $0, message: "said by the store")) }
+        return StoreClient.Reply(status: status, body: body ?? Data(), retryAfter: retryAfter, text: "")
             .failure(store: store, context: "uploading run 1")
     }
 

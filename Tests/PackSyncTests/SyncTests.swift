@@ -1,5 +1,6 @@
 import ActivityFormats
 import Foundation
+import HandoffAPI
 import HandoffModel
 import PackControl
 import PackStorage
@@ -33,8 +34,8 @@ struct SyncTests {
             #expect(Set(stored.keys) == Set(runs.keys))
             for (uuid, distance) in runs { #expect(abs((stored[uuid] ?? 0) - distance) < 0.01) }
             let progress = try await store.progress(token, group: group.id)
-            let total = (progress["group"] as? [String: Any])?["total_m"] as? Double
-            #expect(total.map { abs($0 - stored.values.reduce(0, +)) < 0.001 } == true, "\(progress)")
+            let total = progress.group.totalM
+            #expect(abs(total - stored.values.reduce(0, +)) < 0.001, "\(progress)")
             let status = await pack.worker.status()
             #expect(status.state == "idle" && status.synced == 3 && status.uploaded == 3 && status.queued.isEmpty)
             // Synced runs stay on the pack.
@@ -90,7 +91,7 @@ struct SyncTests {
             let pack = try TestPack("cyrus")
             try await pack.link(to: store, approvingWith: token)
             let devices = try await store.call(.get, "/v1/devices", token: token)
-            let device = try #require((devices.json["devices"] as? [[String: Any]])?.first?["id"] as? Int)
+            let device = try #require(try devices.decode(DeviceList.self).devices.first?.id)
             #expect(try await store.call(.delete, "/v1/devices/\(device)", token: token).status == 204)
             var random = SeededRandom(seed: 3)
             try pack.addRuns(2, first: nowWall, random: &random)
@@ -144,7 +145,7 @@ struct SyncTests {
                 total += distance
             }
             let progress = try await store.progress(token, group: group.id)
-            let stored = (progress["group"] as? [String: Any])?["total_m"] as? Double ?? 0
+            let stored = progress.group.totalM
             #expect(abs(stored - total) < 0.05)
         }
     }
@@ -215,8 +216,8 @@ struct SyncTests {
             }
             #expect(alreadyStored > 0, "no upload was acknowledged only on a retry: the reset faults did not bite")
             let progress = try await store.progress(tokens[0], group: group.id)
-            let total = (progress["group"] as? [String: Any])?["total_m"] as? Double ?? 0
-            let members = (progress["members"] as? [[String: Any]] ?? []).compactMap { $0["distance_m"] as? Double }
+            let total = progress.group.totalM
+            let members = progress.members.map(\.distanceM)
             #expect(abs(total - sum) < 0.001, "group total \(total) m, runs \(sum) m")
             #expect(abs(members.reduce(0, +) - sum) < 0.001)
             #expect(members.count == packs)

@@ -1,88 +1,12 @@
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
-
-/// An account as the API shows it: never its password hash.
-struct AccountView: ResponseEncodable {
-    let id: Int64
-    let email: String
-    let username: String
-    let createdAt: String
-
-    init(_ account: Account) {
-        id = account.id
-        email = account.email
-        username = account.username
-        createdAt = CivilTime(account.created).iso8601()
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, email, username
-        case createdAt = "created_at"
-    }
-}
-
-struct SignedIn: ResponseEncodable {
-    let account: AccountView
-    let token: String
-    let expiresAt: String
-
-    init(_ account: Account, _ issued: AccountService.Issued) {
-        self.account = AccountView(account)
-        token = issued.token
-        expiresAt = issued.expiresAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case account, token
-        case expiresAt = "expires_at"
-    }
-}
 
 struct AccountRoutes {
     let services: Services
     var accounts: AccountService { services.accounts }
-
-    struct SignUp: Decodable {
-        let email: String
-        let username: String
-        let password: String
-    }
-
-    struct SignIn: Decodable {
-        let login: String
-        let password: String
-    }
-
-    struct Change: Decodable {
-        let username: String?
-        let email: String?
-        let password: String?
-        let currentPassword: String?
-        enum CodingKeys: String, CodingKey {
-            case username, email, password
-            case currentPassword = "current_password"
-        }
-    }
-
-    struct Delete: Decodable {
-        let password: String
-    }
-
-    struct Weeks: ResponseEncodable {
-        struct Week: Encodable {
-            let weekStarting: String
-            let distanceM: Double
-            let runs: Int64
-            enum CodingKeys: String, CodingKey {
-                case weekStarting = "week_starting"
-                case distanceM = "distance_m"
-                case runs
-            }
-        }
-        let weeks: [Week]
-    }
 
     func register(_ router: RouteRecorder) {
         router.post("/v1/accounts") { request, context in
@@ -116,7 +40,7 @@ struct AccountRoutes {
         router.patch("/v1/me") { request, context in
             let token = try bearer(request)
             let account = try await services.caller(request).account
-            let body = try await request.json(Change.self, context)
+            let body = try await request.json(AccountChange.self, context)
             let changed = try await accounts.update(
                 account, token: token, username: body.username, email: body.email, password: body.password,
                 currentPassword: body.currentPassword, address: services.clientAddress(request, context))
@@ -124,7 +48,7 @@ struct AccountRoutes {
         }
         router.delete("/v1/me") { request, context in
             let account = try await services.caller(request).account
-            let body = try await request.json(Delete.self, context)
+            let body = try await request.json(AccountDeletion.self, context)
             try await accounts.delete(
                 account, password: body.password, address: services.clientAddress(request, context))
             context.logger.info("Account deleted", metadata: ["account": "\(account.id)"])
@@ -140,7 +64,7 @@ struct AccountRoutes {
                 account: account.id, weeks: count, now: services.now())
             return Weeks(
                 weeks: weeks.map {
-                    .init(
+                    Weeks.Week(
                         weekStarting: iso(WallInstant(nanosecondsSinceEpoch: $0.week)), distanceM: metres($0.mm),
                         runs: $0.runs)
                 })

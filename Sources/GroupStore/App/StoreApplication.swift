@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import Logging
@@ -181,7 +182,3 @@ final class ListeningAddress: Sendable {
     var port: Int? { address.withLock { $0?.port } }
 }
 
-struct Health: ResponseEncodable {
-    let status: String
-    let version: String
-}

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import Hummingbird
 
 /// An error the API returns: an HTTP status, a stable `code` for programs and a `message` that
@@ -29,20 +30,11 @@ public struct StoreError: Error, Sendable, Equatable, HTTPResponseError {
         var fields: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter { fields[.retryAfter] = String(retryAfter) }
         if let allow { fields[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
-        let data = (try? StoreJSON.encoder.encode(ErrorBody(error: .init(code: code, message: message)))) ?? Data()
+        let data = (try? StoreJSON.encoder.encode(ErrorEnvelope(code: code, message: message))) ?? Data()
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static let unauthorized = StoreError(
         .unauthorized, "unauthorized",
         "sign in first: send `Authorization: Bearer TOKEN` with a token from POST /v1/sessions")
-}
-
-/// `{"error":{"code":…,"message":…}}`.
-struct ErrorBody: Codable {
-    struct Inner: Codable {
-        let code: String
-        let message: String
-    }
-    let error: Inner
 }

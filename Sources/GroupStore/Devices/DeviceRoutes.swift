@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 
@@ -18,78 +19,6 @@ struct DeviceRoutes {
     /// RFC 8628 §6.1: consonants only (no vowels, so no words), unambiguous, case-free.
     static let userCodeAlphabet = Array("BCDFGHJKLMNPQRSTVWXZ")
 
-    struct CodeRequest: Decodable {
-        let name: String
-    }
-
-    struct CodeReply: ResponseEncodable {
-        let deviceCode: String
-        let userCode: String
-        let verificationURI: String
-        let verificationURIComplete: String
-        let expiresIn: Int64
-        let interval: Int64
-        enum CodingKeys: String, CodingKey {
-            case deviceCode = "device_code"
-            case userCode = "user_code"
-            case verificationURI = "verification_uri"
-            case verificationURIComplete = "verification_uri_complete"
-            case expiresIn = "expires_in"
-            case interval
-        }
-    }
-
-    struct TokenRequest: Decodable {
-        let deviceCode: String
-        enum CodingKeys: String, CodingKey { case deviceCode = "device_code" }
-    }
-
-    struct TokenReply: ResponseEncodable {
-        let accessToken: String
-        let tokenType = "Bearer"
-        let scope = "runs baton"
-        let expiresIn: Int64
-        let account: AccountView
-        enum CodingKeys: String, CodingKey {
-            case accessToken = "access_token"
-            case tokenType = "token_type"
-            case scope
-            case expiresIn = "expires_in"
-            case account
-        }
-    }
-
-    struct Approve: Decodable {
-        let userCode: String
-        enum CodingKeys: String, CodingKey { case userCode = "user_code" }
-    }
-
-    struct Approved: ResponseEncodable {
-        let name: String
-    }
-
-    struct DeviceView: Encodable {
-        let id: Int64
-        let name: String
-        let linkedAt: String
-        let lastSeenAt: String
-        init(_ device: Device) {
-            id = device.id
-            name = device.name
-            linkedAt = iso(device.created)
-            lastSeenAt = iso(device.lastSeen)
-        }
-        enum CodingKeys: String, CodingKey {
-            case id, name
-            case linkedAt = "linked_at"
-            case lastSeenAt = "last_seen_at"
-        }
-    }
-
-    struct Devices: ResponseEncodable {
-        let devices: [DeviceView]
-    }
-
     /// Upper case, letters only: "bcdf-ghjk" and "BCDF GHJK" are the same code.
     static func normalize(_ code: String) -> String {
         String(code.uppercased().filter { $0.isASCII && $0.isLetter })
@@ -100,7 +29,7 @@ struct DeviceRoutes {
     func register(_ router: RouteRecorder) {
         let repository = services.repository
         router.post("/v1/device/code") { request, context in
-            let body = try await request.json(CodeRequest.self, context)
+            let body = try await request.json(DeviceCodeRequest.self, context)
             let name = try TextRules.plain(body.name, field: "name").trimmingCharacters(in: .whitespaces)
             guard (1...64).contains(name.count) else {
                 throw StoreError(
@@ -115,13 +44,13 @@ struct DeviceRoutes {
                 deviceHash: AccountService.digest(deviceCode), userCode: userCode, name: name,
                 lifetime: Self.codeLifetime, interval: Self.pollInterval, now: services.now())
             let page = services.origin(request) + "/device"
-            return CodeReply(
+            return DeviceCode(
                 deviceCode: deviceCode, userCode: Self.display(userCode), verificationURI: page,
                 verificationURIComplete: page + "?code=" + Self.display(userCode), expiresIn: Self.codeLifetime,
                 interval: Self.pollInterval)
         }
         router.post("/v1/device/token") { request, context in
-            let body = try await request.json(TokenRequest.self, context)
+            let body = try await request.json(DeviceTokenRequest.self, context)
             let token = AccountService.randomToken()
             let now = services.now()
             let expires = now.advanced(byNanoseconds: Self.deviceTokenLifetime * nanosecondsPerSecond)
@@ -139,20 +68,20 @@ struct DeviceRoutes {
             case .approved(let account, let name):
                 guard let owner = try await repository.account(id: account) else { throw StoreError.unauthorized }
                 context.logger.info("Pack linked", metadata: ["account": "\(account)", "device": "\(name)"])
-                return TokenReply(accessToken: token, expiresIn: Self.deviceTokenLifetime, account: AccountView(owner))
+                return DeviceToken(accessToken: token, expiresIn: Self.deviceTokenLifetime, account: AccountView(owner))
             }
         }
         router.post("/v1/device/approve") { request, context in
             let account = try await services.caller(request).account
-            let body = try await request.json(Approve.self, context)
+            let body = try await request.json(DeviceApproval.self, context)
             try await services.limitDeviceApprovals(account: account.id)
             let name = try await repository.approveDevice(
                 userCode: Self.normalize(body.userCode), account: account.id, now: services.now())
-            return Approved(name: name)
+            return DeviceApproved(name: name)
         }
         router.get("/v1/devices") { request, _ in
             let account = try await services.caller(request).account
-            return Devices(devices: try await repository.devices(account: account.id).map(DeviceView.init))
+            return DeviceList(devices: try await repository.devices(account: account.id).map(DeviceView.init))
         }
         router.delete("/v1/devices/:device") { request, context in
             let account = try await services.caller(request).account

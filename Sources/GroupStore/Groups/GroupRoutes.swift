@@ -1,244 +1,12 @@
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
-
-struct GroupView: ResponseEncodable {
-    let id: Int64
-    let name: String
-    let owner: String?
-    let goalM: Double
-    let deadline: String?
-    let inviteCode: String
-    let leaseHours: Double
-    let autoPass: Bool
-    let totalM: Double
-    let percent: Double
-    let createdAt: String
-
-    init(_ group: Group, owner: String?) {
-        id = group.id
-        name = group.name
-        self.owner = owner
-        goalM = metres(group.goalMM)
-        deadline = group.deadline.map(iso)
-        inviteCode = group.inviteCode
-        leaseHours = Double(group.leaseSeconds) / 3600
-        autoPass = group.autoPass
-        totalM = metres(group.totalMM)
-        percent = group.goalMM > 0 ? (Double(group.totalMM) * 1000 / Double(group.goalMM)).rounded() / 10 : 0
-        createdAt = iso(group.created)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, owner, deadline, percent
-        case goalM = "goal_m"
-        case inviteCode = "invite_code"
-        case leaseHours = "lease_hours"
-        case autoPass = "auto_pass"
-        case totalM = "total_m"
-        case createdAt = "created_at"
-    }
-
-    /// Absent values are written as null, as the API document says.
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(owner, forKey: .owner)
-        try c.encode(goalM, forKey: .goalM)
-        try c.encode(deadline, forKey: .deadline)
-        try c.encode(inviteCode, forKey: .inviteCode)
-        try c.encode(leaseHours, forKey: .leaseHours)
-        try c.encode(autoPass, forKey: .autoPass)
-        try c.encode(totalM, forKey: .totalM)
-        try c.encode(percent, forKey: .percent)
-        try c.encode(createdAt, forKey: .createdAt)
-    }
-}
-
-struct MemberView: Encodable {
-    let username: String
-    let distanceM: Double
-    let runs: Int64
-    let weekM: Double
-    let joinedAt: String
-    let turn: Int64
-
-    init(_ member: Member) {
-        username = member.username
-        distanceM = metres(member.distanceMM)
-        runs = member.runs
-        weekM = metres(member.weekMM)
-        joinedAt = iso(member.joined)
-        turn = member.turn
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case username, runs, turn
-        case distanceM = "distance_m"
-        case weekM = "week_m"
-        case joinedAt = "joined_at"
-    }
-}
-
-struct BatonView: ResponseEncodable {
-    let holder: String?
-    let since: String?
-    let expiresAt: String?
-
-    init(_ baton: Baton) {
-        holder = baton.holderName
-        since = baton.since.map(iso)
-        expiresAt = baton.expires.map(iso)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case holder, since
-        case expiresAt = "expires_at"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(holder, forKey: .holder)
-        try c.encode(since, forKey: .since)
-        try c.encode(expiresAt, forKey: .expiresAt)
-    }
-}
-
-struct LegView: Encodable {
-    let id: Int64
-    let runner: String?
-    let takenAt: String
-    let endedAt: String?
-    let ended: String?
-    let passedTo: String?
-    let distanceM: Double
-    let runs: Int64
-
-    init(_ leg: Leg) {
-        id = leg.id
-        runner = leg.username
-        takenAt = iso(leg.taken)
-        endedAt = leg.ended.map(iso)
-        ended = leg.endedHow
-        passedTo = leg.passedTo
-        distanceM = metres(leg.distanceMM)
-        runs = leg.runs
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, runner, ended, runs
-        case takenAt = "taken_at"
-        case endedAt = "ended_at"
-        case passedTo = "passed_to"
-        case distanceM = "distance_m"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(runner, forKey: .runner)
-        try c.encode(takenAt, forKey: .takenAt)
-        try c.encode(endedAt, forKey: .endedAt)
-        try c.encode(ended, forKey: .ended)
-        try c.encode(passedTo, forKey: .passedTo)
-        try c.encode(distanceM, forKey: .distanceM)
-        try c.encode(runs, forKey: .runs)
-    }
-}
-
-struct BatonState: ResponseEncodable {
-    let baton: BatonView
-    let legs: [LegView]
-}
-
-struct ProgressView: ResponseEncodable {
-    let group: GroupView
-    let members: [MemberView]
-    let formerMembersM: Double
-    let baton: BatonView
-    let legs: [LegView]
-
-    init(_ progress: Progress) {
-        group = GroupView(
-            progress.group, owner: progress.members.first { $0.accountID == progress.group.ownerID }?.username)
-        members = progress.members.map(MemberView.init)
-        formerMembersM = metres(progress.group.formerMM)
-        baton = BatonView(progress.baton)
-        legs = progress.legs.map(LegView.init)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case group, members, baton, legs
-        case formerMembersM = "former_members_m"
-    }
-}
-
-struct GroupList: ResponseEncodable {
-    let groups: [GroupView]
-}
-
-struct MemberList: ResponseEncodable {
-    let members: [MemberView]
-}
 
 /// Groups, their members and rotation, and the baton.
 struct GroupRoutes {
     let services: Services
-
-    struct Create: Decodable {
-        let name: String
-        let goalM: Double
-        let deadline: String?
-        let leaseHours: Double?
-        let autoPass: Bool?
-        enum CodingKeys: String, CodingKey {
-            case name, deadline
-            case goalM = "goal_m"
-            case leaseHours = "lease_hours"
-            case autoPass = "auto_pass"
-        }
-    }
-
-    /// A PATCH: absent keys keep their value; `"deadline": null` removes the deadline.
-    struct Change: Decodable {
-        let name: String?
-        let goalM: Double?
-        let deadline: String??
-        let leaseHours: Double?
-        let newInviteCode: Bool?
-        let autoPass: Bool?
-        enum CodingKeys: String, CodingKey {
-            case name, deadline
-            case goalM = "goal_m"
-            case leaseHours = "lease_hours"
-            case newInviteCode = "new_invite_code"
-            case autoPass = "auto_pass"
-        }
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            name = try c.decodeIfPresent(String.self, forKey: .name)
-            goalM = try c.decodeIfPresent(Double.self, forKey: .goalM)
-            leaseHours = try c.decodeIfPresent(Double.self, forKey: .leaseHours)
-            newInviteCode = try c.decodeIfPresent(Bool.self, forKey: .newInviteCode)
-            autoPass = try c.decodeIfPresent(Bool.self, forKey: .autoPass)
-            deadline = c.contains(.deadline) ? .some(try c.decodeIfPresent(String.self, forKey: .deadline)) : .none
-        }
-    }
-
-    struct Join: Decodable {
-        let inviteCode: String
-        enum CodingKeys: String, CodingKey { case inviteCode = "invite_code" }
-    }
-
-    struct Rotation: Decodable {
-        let members: [String]
-    }
-
-    struct Pass: Decodable {
-        let to: String?
-    }
 
     static func name(_ raw: String) throws(StoreError) -> String {
         let name = try TextRules.plain(raw, field: "name").trimmingCharacters(in: .whitespaces)
@@ -257,7 +25,7 @@ struct GroupRoutes {
         let repository = services.repository
         router.post("/v1/groups") { request, context in
             let account = try await services.caller(request).account
-            let body = try await request.json(Create.self, context)
+            let body = try await request.json(GroupCreate.self, context)
             let now = services.now()
             let group = try await repository.createGroup(
                 name: try Self.name(body.name), goalMM: try Self.goal(body.goalM),
@@ -276,7 +44,7 @@ struct GroupRoutes {
         }
         router.post("/v1/groups/join") { request, context in
             let account = try await services.caller(request).account
-            let body = try await request.json(Join.self, context)
+            let body = try await request.json(GroupJoin.self, context)
             let code = body.inviteCode.trimmingCharacters(in: .whitespaces).lowercased()
             let group = try await repository.join(inviteCode: code, account: account.id, now: services.now())
             return try await view(group)
@@ -288,7 +56,7 @@ struct GroupRoutes {
         router.patch("/v1/groups/:group") { request, context in
             let account = try await services.caller(request).account
             let id = try context.id("group", "group")
-            let body = try await request.json(Change.self, context)
+            let body = try await request.json(GroupChange.self, context)
             let now = services.now()
             let name = try body.name.map { text throws(StoreError) in try Self.name(text) }
             let goal = try body.goalM.map { m throws(StoreError) in try Self.goal(m) }
@@ -367,7 +135,8 @@ struct GroupRoutes {
             let account = try await services.caller(request, device: true).account
             var request = request
             let bytes = try await request.collectBody(upTo: context.maxUploadSize)
-            let body = bytes.readableBytes == 0 ? Pass(to: nil) : try StoreJSON.decoder.decode(Pass.self, from: bytes)
+            let body =
+                bytes.readableBytes == 0 ? BatonPass() : try StoreJSON.decoder.decode(BatonPass.self, from: bytes)
             return BatonView(
                 try await repository.passBaton(
                     try context.id("group", "group"), account: account.id, to: body.to, now: services.now()))

@@ -2,148 +2,12 @@ import ActivityFormats
 import Crypto
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import Logging
+import SensorCodecs
 import WebForms
-
-struct RunView: ResponseEncodable {
-    struct Counted: Encodable {
-        let groupID: Int64
-        let group: String
-        let distanceM: Double
-        let relayLeg: Int64?
-        enum CodingKeys: String, CodingKey {
-            case group
-            case groupID = "group_id"
-            case distanceM = "distance_m"
-            case relayLeg = "relay_leg"
-        }
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(groupID, forKey: .groupID)
-            try c.encode(group, forKey: .group)
-            try c.encode(distanceM, forKey: .distanceM)
-            try c.encode(relayLeg, forKey: .relayLeg)
-        }
-    }
-
-    /// A group of the runner's that the run did not count in, and why.
-    struct NotCounted: Encodable {
-        let groupID: Int64
-        let group: String
-        let reasonCode: String
-        let reason: String
-        enum CodingKeys: String, CodingKey {
-            case group, reason
-            case groupID = "group_id"
-            case reasonCode = "reason_code"
-        }
-    }
-
-    let uuid: String
-    let startedAt: String
-    let elapsedS: Double
-    let timerS: Double
-    let distanceM: Double
-    let sport: String
-    let format: String
-    let size: Int64
-    let sha256: String
-    let uploadedAt: String
-    let summary: [String: JSONValue]
-    let countedIn: [Counted]
-    /// In the replies about one run (PUT and GET /v1/runs/{uuid}); absent from the list.
-    let notCounted: [NotCounted]?
-
-    init(_ run: StoredRun, _ counts: [RunCount], notCounted: [RunNotCounted]? = nil) {
-        uuid = run.uuid
-        startedAt = iso(run.started)
-        elapsedS = Double(run.elapsedMS) / 1000
-        timerS = Double(run.timerMS) / 1000
-        distanceM = metres(run.distanceMM)
-        sport = run.sport
-        format = run.format
-        size = run.size
-        sha256 = run.sha256
-        uploadedAt = iso(run.uploaded)
-        summary = (try? StoreJSON.decoder.decode([String: JSONValue].self, from: Data(run.summary.utf8))) ?? [:]
-        countedIn = counts.map {
-            Counted(groupID: $0.groupID, group: $0.groupName, distanceM: metres($0.distanceMM), relayLeg: $0.legID)
-        }
-        self.notCounted = notCounted?.map {
-            NotCounted(
-                groupID: $0.groupID, group: $0.groupName, reasonCode: $0.reason.rawValue, reason: $0.reason.sentence)
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case uuid, sport, format, size, sha256, summary
-        case startedAt = "started_at"
-        case elapsedS = "elapsed_s"
-        case timerS = "timer_s"
-        case distanceM = "distance_m"
-        case uploadedAt = "uploaded_at"
-        case countedIn = "counted_in"
-        case notCounted = "not_counted"
-    }
-}
-
-struct RunList: ResponseEncodable {
-    let runs: [RunView]
-    /// The next page's `cursor`, or null on the last page.
-    let nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case runs
-        case nextCursor = "next_cursor"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(runs, forKey: .runs)
-        try c.encode(nextCursor, forKey: .nextCursor)
-    }
-}
-
-/// Any JSON value: the runner's summary is kept as sent.
-enum JSONValue: Codable, Sendable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() {
-            self = .null
-        } else if let v = try? c.decode(Bool.self) {
-            self = .bool(v)
-        } else if let v = try? c.decode(Double.self) {
-            self = .number(v)
-        } else if let v = try? c.decode(String.self) {
-            self = .string(v)
-        } else if let v = try? c.decode([JSONValue].self) {
-            self = .array(v)
-        } else {
-            self = .object(try c.decode([String: JSONValue].self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch self {
-        case .null: try c.encodeNil()
-        case .bool(let v): try c.encode(v)
-        case .number(let v): try c.encode(v)
-        case .string(let v): try c.encode(v)
-        case .array(let v): try c.encode(v)
-        case .object(let v): try c.encode(v)
-        }
-    }
-}
 
 /// Runs: uploaded once per uuid, listed, fetched and deleted by their runner.
 struct RunRoutes {
@@ -183,7 +47,7 @@ struct RunRoutes {
         var summary = "{}"
         if let part = form["summary"] {
             guard part.body.count <= 16 * 1024,
-                (try? StoreJSON.decoder.decode([String: JSONValue].self, from: Data(part.body))) != nil
+                (try? StoreJSON.decoder.decode(JSONValue.self, from: Data(part.body)))?.objectValue != nil
             else {
                 throw StoreError(
                     .unprocessableContent, "invalid_summary",
@@ -197,11 +61,7 @@ struct RunRoutes {
     /// The group whose baton a pack claimed for a run it started offline: the summary's
     /// `"baton_claim": {"group_id": N}` (docs/group-store.md, "Offline baton claims").
     static func batonClaim(_ summary: String) -> Int64? {
-        guard let object = try? StoreJSON.decoder.decode([String: JSONValue].self, from: Data(summary.utf8)),
-            case .object(let claim)? = object["baton_claim"], case .number(let group)? = claim["group_id"],
-            group == group.rounded(), group > 0, group < 9e15
-        else { return nil }
-        return Int64(group)
+        (try? StoreJSON.decoder.decode(UploadSummary.self, from: Data(summary.utf8)))?.batonClaim?.groupID
     }
 
     /// Reads the file with the project's readers and checks that it is a plausible run.

@@ -1,0 +1,214 @@
+/// A group with its goal and total (`Group`). Absent values are written as null.
+public struct GroupView: Codable, Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+    /// The owner's username; null once the owner's account is gone.
+    public var owner: String?
+    public var goalM: Double
+    public var deadline: String?
+    public var inviteCode: String
+    public var leaseHours: Double
+    public var autoPass: Bool
+    public var totalM: Double
+    public var percent: Double
+    public var createdAt: String
+
+    public init(
+        id: Int64, name: String, owner: String?, goalM: Double, deadline: String?, inviteCode: String,
+        leaseHours: Double, autoPass: Bool, totalM: Double, percent: Double, createdAt: String
+    ) {
+        self.id = id
+        self.name = name
+        self.owner = owner
+        self.goalM = goalM
+        self.deadline = deadline
+        self.inviteCode = inviteCode
+        self.leaseHours = leaseHours
+        self.autoPass = autoPass
+        self.totalM = totalM
+        self.percent = percent
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, owner, deadline, percent
+        case goalM = "goal_m"
+        case inviteCode = "invite_code"
+        case leaseHours = "lease_hours"
+        case autoPass = "auto_pass"
+        case totalM = "total_m"
+        case createdAt = "created_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(owner, forKey: .owner)
+        try c.encode(goalM, forKey: .goalM)
+        try c.encode(deadline, forKey: .deadline)
+        try c.encode(inviteCode, forKey: .inviteCode)
+        try c.encode(leaseHours, forKey: .leaseHours)
+        try c.encode(autoPass, forKey: .autoPass)
+        try c.encode(totalM, forKey: .totalM)
+        try c.encode(percent, forKey: .percent)
+        try c.encode(createdAt, forKey: .createdAt)
+    }
+}
+
+/// A member's part in a group (`Member`).
+public struct MemberView: Codable, Sendable, Hashable {
+    public var username: String
+    public var distanceM: Double
+    public var runs: Int64
+    public var weekM: Double
+    public var joinedAt: String
+    /// The member's place in the baton's rotation.
+    public var turn: Int64
+
+    public init(username: String, distanceM: Double, runs: Int64, weekM: Double, joinedAt: String, turn: Int64) {
+        self.username = username
+        self.distanceM = distanceM
+        self.runs = runs
+        self.weekM = weekM
+        self.joinedAt = joinedAt
+        self.turn = turn
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case username, runs, turn
+        case distanceM = "distance_m"
+        case weekM = "week_m"
+        case joinedAt = "joined_at"
+    }
+}
+
+/// `GET /v1/groups`: the account's groups.
+public struct GroupList: Codable, Sendable, Hashable {
+    public var groups: [GroupView]
+
+    public init(groups: [GroupView]) { self.groups = groups }
+}
+
+/// `PUT /v1/groups/{group}/rotation`'s reply: the members in their new order.
+public struct MemberList: Codable, Sendable, Hashable {
+    public var members: [MemberView]
+
+    public init(members: [MemberView]) { self.members = members }
+}
+
+/// `GET /v1/groups/{group}/progress`: the group, its members, the baton and recent legs.
+public struct ProgressView: Codable, Sendable, Hashable {
+    public var group: GroupView
+    public var members: [MemberView]
+    /// Distance that counted for runners who have left the group since.
+    public var formerMembersM: Double
+    public var baton: BatonView
+    public var legs: [LegView]
+
+    public init(group: GroupView, members: [MemberView], formerMembersM: Double, baton: BatonView, legs: [LegView]) {
+        self.group = group
+        self.members = members
+        self.formerMembersM = formerMembersM
+        self.baton = baton
+        self.legs = legs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case group, members, baton, legs
+        case formerMembersM = "former_members_m"
+    }
+}
+
+/// `POST /v1/groups`.
+public struct GroupCreate: Codable, Sendable, Hashable {
+    public var name: String
+    public var goalM: Double
+    public var deadline: String?
+    public var leaseHours: Double?
+    public var autoPass: Bool?
+
+    public init(
+        name: String, goalM: Double, deadline: String? = nil, leaseHours: Double? = nil, autoPass: Bool? = nil
+    ) {
+        self.name = name
+        self.goalM = goalM
+        self.deadline = deadline
+        self.leaseHours = leaseHours
+        self.autoPass = autoPass
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, deadline
+        case goalM = "goal_m"
+        case leaseHours = "lease_hours"
+        case autoPass = "auto_pass"
+    }
+}
+
+/// `PATCH /v1/groups/{group}`: absent keys keep their value; `"deadline": null` removes the
+/// deadline (`.some(nil)`), an absent `deadline` keeps it (`nil`).
+public struct GroupChange: Codable, Sendable, Hashable {
+    public var name: String?
+    public var goalM: Double?
+    public var deadline: String??
+    public var leaseHours: Double?
+    public var newInviteCode: Bool?
+    public var autoPass: Bool?
+
+    public init(
+        name: String? = nil, goalM: Double? = nil, deadline: String?? = nil, leaseHours: Double? = nil,
+        newInviteCode: Bool? = nil, autoPass: Bool? = nil
+    ) {
+        self.name = name
+        self.goalM = goalM
+        self.deadline = deadline
+        self.leaseHours = leaseHours
+        self.newInviteCode = newInviteCode
+        self.autoPass = autoPass
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, deadline
+        case goalM = "goal_m"
+        case leaseHours = "lease_hours"
+        case newInviteCode = "new_invite_code"
+        case autoPass = "auto_pass"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        goalM = try c.decodeIfPresent(Double.self, forKey: .goalM)
+        leaseHours = try c.decodeIfPresent(Double.self, forKey: .leaseHours)
+        newInviteCode = try c.decodeIfPresent(Bool.self, forKey: .newInviteCode)
+        autoPass = try c.decodeIfPresent(Bool.self, forKey: .autoPass)
+        deadline = c.contains(.deadline) ? .some(try c.decodeIfPresent(String.self, forKey: .deadline)) : .none
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(name, forKey: .name)
+        try c.encodeIfPresent(goalM, forKey: .goalM)
+        if case .some(let deadline) = deadline { try c.encode(deadline, forKey: .deadline) }
+        try c.encodeIfPresent(leaseHours, forKey: .leaseHours)
+        try c.encodeIfPresent(newInviteCode, forKey: .newInviteCode)
+        try c.encodeIfPresent(autoPass, forKey: .autoPass)
+    }
+}
+
+/// `POST /v1/groups/join`.
+public struct GroupJoin: Codable, Sendable, Hashable {
+    public var inviteCode: String
+
+    public init(inviteCode: String) { self.inviteCode = inviteCode }
+
+    enum CodingKeys: String, CodingKey { case inviteCode = "invite_code" }
+}
+
+/// `PUT /v1/groups/{group}/rotation`: every member's username, in the baton's new order.
+public struct Rotation: Codable, Sendable, Hashable {
+    public var members: [String]
+
+    public init(members: [String]) { self.members = members }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GroupStore
+import HandoffAPI
+import SensorCodecs
+import Testing
+
+/// The API document (Sources/GroupStore/Resources/openapi.json) against the API's types (module
+/// HandoffAPI): each component schema is mapped to its type, and an example of the type with
+/// every optional filled must write exactly the schema's properties, in nested objects too. A
+/// field added to the document but not to the type fails here, and so does the other way round;
+/// so does a schema that no type stands for.
+@Suite("The API document and the API's types list the same fields")
+struct OpenAPITypesTests {
+    /// Schemas that are not JSON bodies: web forms and the multipart upload.
+    static let notJSON: Set<String> = ["LoginForm", "DeviceForm", "RunUpload"]
+
+    static let account = AccountView(
+        id: 1, email: "ada@example.org", username: "ada", createdAt: "2026-11-01T00:00:00Z")
+    static let group = GroupView(
+        id: 1, name: "Relay club", owner: "ada", goalM: 100_000, deadline: "2027-01-01T00:00:00Z",
+        inviteCode: "abcdefghjk", leaseHours: 6, autoPass: true, totalM: 5_000, percent: 5,
+        createdAt: "2026-11-01T00:00:00Z")
+    static let member = MemberView(
+        username: "ada", distanceM: 5_000, runs: 1, weekM: 5_000, joinedAt: "2026-11-01T00:00:00Z", turn: 1)
+    static let baton = BatonView(holder: "ada", since: "2026-11-01T00:00:00Z", expiresAt: "2026-11-01T06:00:00Z")
+    static let leg = LegView(
+        id: 1, runner: "ada", takenAt: "2026-11-01T00:00:00Z", endedAt: "2026-11-01T01:00:00Z", ended: "passed",
+        passedTo: "bob", distanceM: 5_000, runs: 1)
+    static let run = RunView(
+        uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
+        measures: .init(
+            startedAt: "2026-11-01T00:00:00Z", elapsedS: 1_800, timerS: 1_790, distanceM: 5_000, sport: "running"),
+        file: .init(format: "fit", size: 1_000, sha256: String(repeating: "0", count: 64)),
+        uploadedAt: "2026-11-01T01:00:00Z", summary: .object(JSONObject([("source", .string("pack"))])),
+        countedIn: [.init(groupID: 1, group: "Relay club", distanceM: 5_000, relayLeg: 1)],
+        notCounted: [
+            .init(groupID: 2, group: "Club 10k", reasonCode: "after_deadline", reason: "it started after the deadline")
+        ])
+
+    /// Every JSON schema of the document, by name, with an example of its type.
+    static let examples: [String: any Encodable & Sendable] = [
+        "Error": ErrorEnvelope(code: "invalid_name", message: "a group's name is 1 to 80 characters"),
+        "Health": Health(status: "ok", version: "0"),
+        "Account": account,
+        "SignedIn": SignedIn(account: account, token: "t", expiresAt: "2026-12-01T00:00:00Z"),
+        "SignUp": SignUp(email: "ada@example.org", username: "ada", password: "correct horse battery"),
+        "SignIn": SignIn(login: "ada", password: "correct horse battery"),
+        "AccountChange": AccountChange(username: "ada", email: "a@example.org", password: "p", currentPassword: "q"),
+        "AccountDeletion": AccountDeletion(password: "p"),
+        "Weeks": Weeks(weeks: [.init(weekStarting: "2026-10-26", distanceM: 5_000, runs: 1)]),
+        "DeviceCodeRequest": DeviceCodeRequest(name: "pack"),
+        "DeviceCode": DeviceCode(
+            deviceCode: "d", userCode: "BCDF-GHJK", verificationURI: "http://store/device",
+            verificationURIComplete: "http://store/device?code=BCDF-GHJK", expiresIn: 900, interval: 5),
+        "DeviceTokenRequest": DeviceTokenRequest(deviceCode: "d"),
+        "DeviceToken": DeviceToken(accessToken: "t", expiresIn: 1, account: account),
+        "DeviceApproval": DeviceApproval(userCode: "BCDF-GHJK"),
+        "DeviceApproved": DeviceApproved(name: "pack"),
+        "Device": DeviceView(id: 1, name: "pack", linkedAt: "2026-11-01T00:00:00Z", lastSeenAt: "2026-11-01T00:00:00Z"),
+        "DeviceList": DeviceList(devices: []),
+        "Group": group,
+        "GroupList": GroupList(groups: [group]),
+        "GroupCreate": GroupCreate(
+            name: "Relay club", goalM: 100_000, deadline: "2027-01-01T00:00:00Z", leaseHours: 6, autoPass: true),
+        "GroupChange": GroupChange(
+            name: "Relay club", goalM: 100_000, deadline: .some(nil), leaseHours: 6, newInviteCode: true,
+            autoPass: true),
+        "GroupJoin": GroupJoin(inviteCode: "abcdefghjk"),
+        "Member": member,
+        "MemberList": MemberList(members: [member]),
+        "Rotation": Rotation(members: ["ada"]),
+        "Baton": baton,
+        "Leg": leg,
+        "BatonState": BatonState(baton: baton, legs: [leg]),
+        "Progress": ProgressView(group: group, members: [member], formerMembersM: 0, baton: baton, legs: [leg]),
+        "BatonPass": BatonPass(to: "bob"),
+        "Run": run,
+        "RunList": RunList(runs: [run], nextCursor: "c"),
+    ]
+
+    static let document: JSONObject = {
+        (try? JSONParser.parse(OpenAPIDocument.json))?.objectValue ?? JSONObject()
+    }()
+
+    static var schemas: JSONObject { document["components"]?.objectValue?["schemas"]?.objectValue ?? JSONObject() }
+
+    /// The names of `object`'s members.
+    static func keys(_ object: JSONObject?) -> Set<String> { Set((object?.members ?? []).map(\.key)) }
+
+    /// Compares a schema's properties with the example's keys, and goes on into inline objects
+    /// (an array's `items` too); `$ref`s are compared under their own name.
+    static func compare(_ schema: JSONObject, _ value: JSONValue, at path: String, _ problems: inout [String]) {
+        if let items = schema["items"]?.objectValue {
+            guard let first = value.arrayValue?.first else {
+                if items["properties"] != nil { problems.append("\(path): the example's array is empty") }
+                return
+            }
+            compare(items, first, at: path + "[0]", &problems)
+            return
+        }
+        guard let properties = schema["properties"]?.objectValue else { return }
+        guard let object = value.objectValue else {
+            problems.append("\(path): the type writes no object")
+            return
+        }
+        let documented = keys(properties)
+        let written = keys(object)
+        for missing in documented.subtracting(written).sorted() {
+            problems.append("\(path).\(missing) is in openapi.json but not in the type")
+        }
+        for extra in written.subtracting(documented).sorted() {
+            problems.append("\(path).\(extra) is in the type but not in openapi.json")
+        }
+        for member in properties.members {
+            guard let property = member.value.objectValue, property["$ref"] == nil,
+                let nested = object[member.key]
+            else { continue }
+            compare(property, nested, at: "\(path).\(member.key)", &problems)
+        }
+    }
+
+    @Test("Every schema of openapi.json has a type in HandoffAPI, or is a form")
+    func everySchemaHasAType() {
+        let names = Self.keys(Self.schemas)
+        #expect(!names.isEmpty, "openapi.json has no component schemas")
+        #expect(names.subtracting(Self.notJSON) == Set(Self.examples.keys))
+        #expect(Self.notJSON.isSubset(of: names))
+    }
+
+    @Test("Each type writes exactly its schema's properties", arguments: OpenAPITypesTests.examples.keys.sorted())
+    func fields(_ name: String) throws {
+        let schema = try #require(Self.schemas[name]?.objectValue, "\(name) is not in openapi.json")
+        let example = try #require(Self.examples[name])
+        let value = try JSONParser.parse(Array(try JSONEncoder().encode(example)))
+        var problems: [String] = []
+        Self.compare(schema, value, at: name, &problems)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("Each type reads back what it writes (the replies and requests decode as they encode)")
+    func roundTrip() throws {
+        func check<T: Codable & Equatable>(_ value: T) throws {
+            let decoded = try JSONDecoder().decode(T.self, from: try JSONEncoder().encode(value))
+            #expect(decoded == value, "\(T.self)")
+        }
+        try check(Self.run)
+        try check(Self.group)
+        try check(Self.leg)
+        try check(Self.baton)
+        try check(GroupChange(deadline: .some(nil)))
+        try check(GroupChange(deadline: .some("2027-01-01T00:00:00Z")))
+        try check(GroupChange(name: "x"))
+        try check(RunList(runs: [Self.run], nextCursor: nil))
+    }
+}
