@@ -181,4 +181,3 @@ final class ListeningAddress: Sendable {
     func set(_ value: SocketAddress?) { address.withLock { $0 = value } }
     var port: Int? { address.withLock { $0?.port } }
 }
-
