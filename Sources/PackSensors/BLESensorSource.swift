@@ -37,7 +37,7 @@ public struct BLESensorSource: LiveSource {
         self.connectTimeout = connectTimeout
         descriptor = sensor.descriptor
         let address = BluetoothAddress(sensor.address)
-        let type: BluetoothAddressType = sensor.addressType == "random" ? .leRandom : .lePublic
+        let type: BluetoothAddressType = sensor.addressType == .random ? .leRandom : .lePublic
         connect = { security, stop in
             guard let address else { throw BlueZError.noAdapter(nil) }
             return try L2CAPConnector.connectATT(

@@ -254,7 +254,7 @@ public enum ClassicPairing {
             throw .noFrames(address: address.description, profile: profile, bytes: received, seconds: frameTimeout)
         }
         return PairedSensor(
-            address: address.description, addressType: "bredr", kind: .heartRate,
+            address: address.description, addressType: .bredr, kind: .heartRate,
             name: deviceName ?? serviceName, manufacturer: profile.manufacturer, model: profile.model,
             firmware: firmware,
             location: "chest", batteryPercent: battery, pairedWallNanoseconds: now, profile: profile.rawValue,

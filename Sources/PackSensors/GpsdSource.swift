@@ -25,7 +25,7 @@ public struct GpsdSource: LiveSource {
         self.host = host
         self.port = port
         descriptor = SensorDescriptor(
-            id: id, kind: .gps, name: "gpsd", address: "\(host):\(port)", transport: "gpsd")
+            id: id, kind: .gps, name: "gpsd", address: "\(host):\(port)", transport: .gpsd)
     }
 
     public static let watchCommand = #"?WATCH={"enable":true,"json":true}"# + "\n"

@@ -19,7 +19,7 @@ public struct IIOStepCounterSource: LiveSource {
         self.device = device
         descriptor = SensorDescriptor(
             id: id, kind: .pedometer, name: device.model.map { "\($0) step counter" } ?? "step counter",
-            address: device.directory, transport: "iio-steps")
+            address: device.directory, transport: .iioSteps)
     }
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
@@ -68,7 +68,7 @@ public struct IIOAccelerometerSource: LiveSource {
         requestedRate = rate
         descriptor = SensorDescriptor(
             id: id, kind: .pedometer, name: device.model.map { "\($0) accelerometer" } ?? "accelerometer",
-            address: device.directory, transport: "iio-accel")
+            address: device.directory, transport: .iioAccel)
     }
 
     /// The scale to m/s² per axis.

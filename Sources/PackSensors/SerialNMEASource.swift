@@ -21,7 +21,7 @@ public struct SerialNMEASource: LiveSource {
         self.device = device
         self.baudRate = baudRate
         descriptor = SensorDescriptor(
-            id: id, kind: .gps, name: "NMEA receiver", address: device, transport: "serial")
+            id: id, kind: .gps, name: "NMEA receiver", address: device, transport: .serial)
     }
 
     /// The baud rates termios offers for GPS receivers.

@@ -138,7 +138,7 @@ public enum PackDaemon {
                 "database": "\(configuration.databasePath)", "socket": "\(configuration.socketPath)",
                 "source": "\(configuration.replayFile.map { "replay \($0)" } ?? "live")",
                 "sensors":
-                    "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport ?? "?"))" }.joined(separator: ", "))",
+                    "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport?.rawValue ?? "?"))" }.joined(separator: ", "))",
             ])
         try await group.run()
         logger.info("handoffd stopped")

@@ -63,7 +63,7 @@ public actor PackEngine {
     /// discarded if it is worth nothing. Shutdown and recovery keep every run.
     var discardIfEmpty = false
     /// The run the latest stop discarded: its number, length and baton.
-    var discarded: (run: Int64?, seconds: Double, baton: String?)?
+    var discarded: (run: Int64?, seconds: Double, baton: BatonMode?)?
 
     struct ActiveSession: CustomStringConvertible {
         /// The run's row, once the journal has it.
@@ -93,7 +93,7 @@ public actor PackEngine {
         pipeline = RunPipeline(configuration: configuration.recorder, sensors: sensors)
         for sensor in sensors {
             self.sensors[sensor.id] = sensor
-            if sensor.transport == "ble" { pairedSensors.insert(sensor.id) }
+            if sensor.transport == .ble { pairedSensors.insert(sensor.id) }
         }
     }
 
@@ -190,7 +190,7 @@ public actor PackEngine {
     /// outbox. The baton it was started with stays as it is (see docs/design-notes.md, issue 29).
     private func discard(_ run: ActiveSession, summary: RunSummary) {
         batches.removeAll { $0.session == run.batchKey }
-        var baton: String?
+        var baton: BatonMode?
         if let id = run.id {
             baton = (try? database.baton(of: id))?.mode
             do { try database.deleteRun(id) } catch {
@@ -433,7 +433,7 @@ public actor PackEngine {
     func setCapture(_ writer: CaptureFileWriter?) { capture = writer }
 
     /// Notes the baton a run was started with (the upload claims it when it was taken offline).
-    func noteBaton(run: Int64, group: Int64?, mode: String) {
+    func noteBaton(run: Int64, group: Int64?, mode: BatonMode) {
         do { try database.setBaton(SessionID(run), group: group, mode: mode) } catch {
             logger.error("Could not note the run's baton in the journal: \(error)", metadata: ["session.id": "\(run)"])
         }
@@ -486,7 +486,7 @@ public actor PackEngine {
         do { try database.checkpoint() } catch { logger.warning("Checkpoint failed: \(error)") }
     }
 
-    static func code(for error: RecorderError) -> String {
+    static func code(for error: RecorderError) -> ControlError.Code {
         switch error {
         case .notRecording: "not_recording"
         case .alreadyRecording: "already_recording"

@@ -22,11 +22,11 @@ public enum BatonAtStart: Sendable, Hashable {
     }
 
     /// How the journal notes it (`session.baton_mode`).
-    public var mode: (group: Int64?, mode: String)? {
+    public var mode: (group: Int64?, mode: BatonMode)? {
         switch self {
-        case .held(let g, _): (g, "held")
-        case .offline(let g, _): (g, "offline")
-        case .solo(let g, _): (g, "solo")
+        case .held(let g, _): (g, .held)
+        case .offline(let g, _): (g, .offline)
+        case .solo(let g, _): (g, .solo)
         case .none: nil
         }
     }
@@ -101,13 +101,13 @@ extension SyncWorker {
                 // Free on the store, but this pack is out with a run: say what that run is.
                 let mode = (try? database.baton(of: SessionID(recording)))??.mode
                 report.message =
-                    mode == "offline"
+                    mode == .offline
                     ? "The baton is free on the store; run \(recording), being recorded, claimed it offline: it becomes your leg when the run uploads, if nobody took it meanwhile."
                     : "The baton is free; run \(recording) is being recorded without it (solo), so the next run can take it."
             }
             return report
         } catch {
-            throw ControlError(code: error.code, message: error.message)
+            throw ControlError(code: .init(rawValue: error.code), message: error.message)
         }
     }
 
@@ -136,7 +136,7 @@ extension SyncWorker {
             report.message = "Passed the baton to \(state.holder ?? member ?? "the next runner")."
             return report
         } catch {
-            throw ControlError(code: error.code, message: error.message)
+            throw ControlError(code: .init(rawValue: error.code), message: error.message)
         }
     }
 

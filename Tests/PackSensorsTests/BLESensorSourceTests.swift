@@ -14,7 +14,7 @@ import Testing
 @Suite("BLE sensor source over a socket pair instead of L2CAP (no kernel Bluetooth here)")
 struct BLESensorSourceTests {
     static let strap = PairedSensor(
-        address: "F0:F0:F0:00:00:01", addressType: "public", kind: .heartRate, name: "Handoff HR",
+        address: "F0:F0:F0:00:00:01", addressType: .public, kind: .heartRate, name: "Handoff HR",
         pairedWallNanoseconds: 0)
 
     /// A strap's ATT server: MTU, discovery of Heart Rate and Battery, both subscribed.

@@ -18,7 +18,7 @@ import Testing
 @Suite("Classic strap source over a socket pair instead of RFCOMM (no kernel Bluetooth here)")
 struct ClassicStrapSourceTests {
     static let hxm = PairedSensor(
-        address: "00:07:80:12:34:56", addressType: "bredr", kind: .heartRate, name: "HXM026001",
+        address: "00:07:80:12:34:56", addressType: .bredr, kind: .heartRate, name: "HXM026001",
         pairedWallNanoseconds: 0, profile: "zephyr-hxm", pin: "1234")
 
     static func frame(_ n: Int, battery: UInt8 = 90) -> [UInt8] {

@@ -63,14 +63,14 @@ struct IIOTests {
         try Self.write(dir.path + "/bus/iio/devices/iio:device1/in_accel_x_raw", "0\n")
         let accel = PedometerSelection.source(
             order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
-        #expect(accel?.descriptor.transport == "iio-accel")
+        #expect(accel?.descriptor.transport == .iioAccel)
         try Self.write(dir.path + "/bus/iio/devices/iio:device0/in_steps_input", "0\n")
         let counter = PedometerSelection.source(
             order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
-        #expect(counter?.descriptor.transport == "iio-steps")
+        #expect(counter?.descriptor.transport == .iioSteps)
         let accelFirst = PedometerSelection.source(
             order: ["accelerometer", "step-counter"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
-        #expect(accelFirst?.descriptor.transport == "iio-accel")
+        #expect(accelFirst?.descriptor.transport == .iioAccel)
     }
 
     @Test("Scan types parse as the IIO ABI writes them, and records unpack with alignment and sign")
