@@ -47,12 +47,15 @@ let package = Package(
         .target(name: "WebForms"),
 
         // I/O adapters.
+        // System plumbing: system calls retrying EINTR, Unix sockets, backoff, stop flags.
+        .target(name: "CPackSystem"),
+        .target(name: "PackSystem", dependencies: ["CPackSystem"]),
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
-        .target(name: "BlueZ", dependencies: ["CBlueZ", "GATT", "SensorCodecs"]),
+        .target(name: "BlueZ", dependencies: ["CBlueZ", "GATT", "SensorCodecs", "PackSystem"]),
         .target(
             name: "PackSensors",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "GATT", "BlueZ",
+                "HandoffModel", "SensorCodecs", "GATT", "BlueZ", "PackSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -63,13 +66,12 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .target(name: "PackControl", dependencies: ["HandoffModel"]),
-        .target(name: "CPackSystem"),
+        .target(name: "PackControl", dependencies: ["HandoffModel", "PackSystem"]),
         // Runs go home: the store client, home Wi-Fi detection, the outbox worker, privacy zones.
         .target(
             name: "PackSync",
             dependencies: [
-                "HandoffModel", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
+                "HandoffModel", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem", "PackSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -77,7 +79,7 @@ let package = Package(
             name: "PackService",
             dependencies: [
                 "HandoffModel", "SensorCodecs", "ActivityFormats", "Recorder", "BlueZ", "PackSensors", "PackStorage",
-                "PackControl", "CPackSystem", "PackSync",
+                "PackControl", "CPackSystem", "PackSystem", "PackSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "PackCLI",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "RunSimulator", "PackControl",
+                "HandoffModel", "SensorCodecs", "RunSimulator", "PackControl", "PackSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources/demo-run.capture.jsonl")]),
@@ -126,7 +128,7 @@ let package = Package(
             name: "handoff-bench",
             dependencies: [
                 "ActivityFormats", "BlueZ", "GATT", "HandoffModel", "PackSensors", "PackStorage", "PackSync",
-                "Recorder",
+                "PackSystem", "Recorder",
                 "SensorCodecs",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -162,7 +164,7 @@ let package = Package(
             dependencies: ["RunSimulator", "SensorCodecs", "TestSupport"]),
         .testTarget(
             name: "PackSensorsTests",
-            dependencies: ["PackSensors", "BlueZ", "SensorCodecs", "TestSupport"]),
+            dependencies: ["PackSensors", "BlueZ", "PackSystem", "SensorCodecs", "TestSupport"]),
         .testTarget(
             name: "PackStorageTests",
             dependencies: [
@@ -172,7 +174,8 @@ let package = Package(
         .testTarget(
             name: "PackServiceTests",
             dependencies: [
-                "PackService", "PackControl", "PackSensors", "PackStorage", "RunSimulator", "TestSupport",
+                "PackService", "PackControl", "PackSensors", "PackStorage", "PackSystem", "RunSimulator",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -186,8 +189,8 @@ let package = Package(
         .testTarget(
             name: "PackSyncTests",
             dependencies: [
-                "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffModel", "GroupStore",
-                "TestSupport",
+                "PackSync", "PackStorage", "PackControl", "PackSystem", "ActivityFormats", "HandoffModel",
+                "GroupStore", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -195,7 +198,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ActivityFormats", "HandoffModel", "PackControl", "SensorCodecs", "RunSimulator", "TestSupport",
+                "ActivityFormats", "HandoffModel", "PackControl", "PackSystem", "SensorCodecs", "RunSimulator",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]

@@ -5,6 +5,7 @@ import HandoffModel
 import Logging
 import PackControl
 import PackSync
+import PackSystem
 import ServiceLifecycle
 import Synchronization
 

@@ -3,6 +3,7 @@ import Logging
 import PackControl
 import PackSensors
 import PackSync
+import PackSystem
 import Recorder
 import TOMLKit
 

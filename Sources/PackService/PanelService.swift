@@ -5,6 +5,7 @@ import Logging
 import PackControl
 import PackSensors
 import PackSync
+import PackSystem
 import ServiceLifecycle
 import Synchronization
 

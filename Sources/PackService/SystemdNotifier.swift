@@ -1,6 +1,7 @@
 import CPackSystem
 import Foundation
 import Logging
+import PackSystem
 import ServiceLifecycle
 import Synchronization
 

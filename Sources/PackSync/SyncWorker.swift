@@ -5,6 +5,7 @@ import HandoffModel
 import Logging
 import PackControl
 import PackStorage
+import PackSystem
 
 /// How the pack syncs: `[sync]` and `[privacy]` in handoff.toml.
 public struct SyncConfiguration: Sendable {

@@ -24,11 +24,14 @@ public struct Backoff: Sendable, Hashable {
 
     /// Exact, for reconnecting to hardware: `initial` doubling up to `maximum`. A pack's sources
     /// wait for hardware, so they never give up.
-    public init(initial: Double = 0.5, maximum: Double = 10) {
+    public init(initial: Double, maximum: Double) {
         minimumSeconds = initial
         maximumSeconds = max(initial, maximum)
         jittered = false
     }
+
+    /// A source's reconnection: 0.5 s doubling to 10 s.
+    public static let reconnecting = Backoff(initial: 0.5, maximum: 10)
 
     /// The longest delay after `failures` consecutive failures (1 for the first).
     public func ceiling(afterFailures failures: Int) -> Double {

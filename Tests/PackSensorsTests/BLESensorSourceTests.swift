@@ -3,6 +3,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import Synchronization
 import TestSupport
@@ -50,7 +51,7 @@ struct BLESensorSourceTests {
             throw BlueZError.connectTimedOut(address: "F0:F0:F0:00:00:01", seconds: 20)
         }
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         let thread = Thread { [source] in
             source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test"))
         }
@@ -102,7 +103,7 @@ struct BLESensorSourceTests {
             throw BlueZError.cancelled
         }
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         defer { stop.set() }
         let done = Atomic<Bool>(false)
         let thread = Thread { [source] in

@@ -3,6 +3,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import Synchronization
 import TestSupport
@@ -31,7 +32,7 @@ struct ClassicStrapSourceTests {
     /// Runs `source` until `done` or 10 s, then stops it.
     static func run(_ source: ClassicStrapSource, until done: (EventCollector) -> Bool) -> EventCollector {
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         let thread = Thread { source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }
         thread.start()
         let deadline = Date().addingTimeInterval(10)

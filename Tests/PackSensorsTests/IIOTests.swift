@@ -2,6 +2,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import TestSupport
 import Testing
@@ -21,7 +22,7 @@ struct IIOTests {
         _ source: any LiveSource, until done: (EventCollector) -> Bool, timeout: Double = 10
     ) -> EventCollector {
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         let thread = Thread { source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }
         thread.start()
         let deadline = Date().addingTimeInterval(timeout)

@@ -9,6 +9,7 @@ import Logging
 import PackControl
 import PackStorage
 import PackSync
+import PackSystem
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PackControl
 import PackSync
+import PackSystem
 import Synchronization
 import TestSupport
 import Testing
