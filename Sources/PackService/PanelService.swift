@@ -58,9 +58,8 @@ final class GPIOLine: ButtonLine, LEDLine, @unchecked Sendable {
 
     func nextEdge(timeout: Double) throws -> ButtonEdge? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, Int32(max(0, timeout * 1000)))
-        if ready < 0, errno == EINTR { return nil }
-        try syscall("poll", subject: name) { ready }
+        let (ready, pollError) = pollOnce(&poller, timeoutMilliseconds: Int32(max(0, timeout * 1000)))
+        if pollError != 0 { throw SystemError(call: "poll", errno: pollError, subject: name) }
         guard ready > 0 else { return nil }
         var timestamp: UInt64 = 0
         var active: Int32 = 0

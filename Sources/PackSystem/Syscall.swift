@@ -45,3 +45,13 @@ public func syscall<T: FixedWidthInteger>(
     if code != 0 { throw SystemError(call: name, errno: code, subject: subject) }
     return result
 }
+
+/// `poll(2)` on one descriptor, where a signal's interruption counts as nothing ready (0): the
+/// callers wait in loops bounded by their own deadlines, so a signal ends one wait early and the
+/// loop goes on. Returns how many are ready and, when `poll` failed otherwise, its errno (else 0).
+public func pollOnce(_ descriptor: inout pollfd, timeoutMilliseconds: Int32) -> (ready: Int32, errno: Int32) {
+    let ready = poll(&descriptor, 1, timeoutMilliseconds)
+    if ready >= 0 { return (ready, 0) }
+    let code = errno
+    return code == EINTR ? (0, 0) : (ready, code)
+}
