@@ -164,7 +164,10 @@ let package = Package(
             dependencies: ["RunSimulator", "SensorCodecs", "TestSupport"]),
         .testTarget(
             name: "PackSensorsTests",
-            dependencies: ["PackSensors", "BlueZ", "PackSystem", "SensorCodecs", "TestSupport"]),
+            dependencies: [
+                "PackSensors", "BlueZ", "HandoffModel", "PackSystem", "SensorCodecs", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "PackStorageTests",
             dependencies: [
@@ -174,8 +177,8 @@ let package = Package(
         .testTarget(
             name: "PackServiceTests",
             dependencies: [
-                "PackService", "PackControl", "PackSensors", "PackStorage", "PackSystem", "RunSimulator",
-                "TestSupport",
+                "PackService", "PackControl", "HandoffModel", "PackSensors", "PackStorage", "PackSystem",
+                "RunSimulator", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
