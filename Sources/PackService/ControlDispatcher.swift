@@ -108,6 +108,8 @@ enum ControlDispatcher {
             }
         } catch let error as ControlError {
             return encode(ControlResponse<String>(error: error))
+        } catch let error as SyncError {
+            return encode(ControlResponse<String>(error: ControlError(error)))
         } catch {
             return encode(ControlResponse<String>(error: ControlError(code: "internal", message: "\(error)")))
         }
@@ -248,7 +250,9 @@ enum ControlDispatcher {
                         "\(name) is on the store, and this handoffd does not sync (sync.enabled is false), so the store cannot be told: nothing was deleted. `handoff delete \(target.id.rawValue) --local-only` deletes it on the pack only (it stays on the store and in its groups' totals)"
                 )
             }
-            try await sync.deleteFromStore(uuid: target.uuid, run: target.id.rawValue)
+            do { try await sync.deleteFromStore(uuid: target.uuid, run: target.id.rawValue) } catch {
+                throw ControlError(error)
+            }
             onStore = true
         }
         try await engine.deleteRun(target.id)
@@ -302,4 +306,9 @@ enum ControlDispatcher {
         (try? ControlJSON.encode(value))
             ?? #"{"ok":false,"error":{"code":"internal","message":"the reply could not be encoded"}}"#
     }
+}
+
+extension ControlError {
+    /// A sync worker's error, answered with its own code and message.
+    init(_ error: SyncError) { self.init(code: .init(rawValue: error.code), message: error.message) }
 }

@@ -86,9 +86,9 @@ extension SyncWorker {
     }
 
     /// `handoff baton`; `recording` is the run being recorded now, if one is.
-    public func batonStatus(recording: Int64? = nil) async throws(ControlError) -> BatonReport {
+    public func batonStatus(recording: Int64? = nil) async throws(SyncError) -> BatonReport {
         guard let client, let link else {
-            throw ControlError(
+            throw SyncError(
                 code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
         }
         do {
@@ -107,23 +107,23 @@ extension SyncWorker {
             }
             return report
         } catch {
-            throw ControlError(code: .init(rawValue: error.code), message: error.message)
+            throw SyncError(code: error.code, message: error.message)
         }
     }
 
     /// `handoff baton pass [MEMBER]`: only once the pack's runs are on the store, so that the leg
     /// being handed on has its distance.
-    public func passBaton(to member: String?) async throws(ControlError) -> BatonReport {
+    public func passBaton(to member: String?) async throws(SyncError) -> BatonReport {
         guard let client, let link else {
-            throw ControlError(
+            throw SyncError(
                 code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
         }
         let waiting: [OutboxEntry]
         do { waiting = try database.outboxWaiting() } catch {
-            throw ControlError(code: "storage", message: "could not read the outbox: \(error)")
+            throw SyncError(code: "storage", message: "could not read the outbox: \(error)")
         }
         if let first = waiting.first {
-            throw ControlError(
+            throw SyncError(
                 code: "not_synced",
                 message:
                     "run \(first.session) has not reached the store yet: `handoff sync`, then pass the baton (so your leg's distance counts)"
@@ -136,7 +136,7 @@ extension SyncWorker {
             report.message = "Passed the baton to \(state.holder ?? member ?? "the next runner")."
             return report
         } catch {
-            throw ControlError(code: .init(rawValue: error.code), message: error.message)
+            throw SyncError(code: error.code, message: error.message)
         }
     }
 

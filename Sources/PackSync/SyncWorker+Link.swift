@@ -12,13 +12,13 @@ struct LinkFlow {
 extension SyncWorker {
     /// Asks the store for a code and starts polling for the person to enter it. Returns at once
     /// with the code; `linkStatus()` follows the rest.
-    public func beginLink(store: String, name: String?) async throws(ControlError) -> LinkReport {
+    public func beginLink(store: String, name: String?) async throws(SyncError) -> LinkReport {
         let url: URL
         do { url = try StoreClient.url(store) } catch {
-            throw ControlError(code: .init(rawValue: error.code), message: error.message)
+            throw SyncError(code: error.code, message: error.message)
         }
         if let link {
-            throw ControlError(
+            throw SyncError(
                 code: "already_linked",
                 message:
                     "this pack is linked to \(link.store)\(link.username.map { " as \($0)" } ?? ""): `handoff unlink` first"
@@ -41,8 +41,8 @@ extension SyncWorker {
                 check = "\(error.what). Tell the store's operator, or try `handoff link` again later"
             default: check = error.message
             }
-            throw ControlError(
-                code: .init(rawValue: error.code),
+            throw SyncError(
+                code: error.code,
                 message: "could not link to \(store): \(check); the pack is not linked")
         }
         let expires = now().advanced(byNanoseconds: Int64(code.expiresIn) * nanosecondsPerSecond)

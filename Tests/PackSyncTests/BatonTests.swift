@@ -46,7 +46,7 @@ struct PackBatonTests {
             let adaRun = try adaPack.addRuns(1, first: nowWall.advanced(byNanoseconds: 1_000_000_000), random: &random)
             let adaSession = try #require(try adaPack.database.resolveRun(adaRun.keys.first!))
             try adaPack.database.setBaton(adaSession, group: Int64(group.id), mode: .held)
-            await #expect(throws: ControlError.self) { try await adaPack.worker.passBaton(to: nil) }
+            await #expect(throws: SyncError.self) { try await adaPack.worker.passBaton(to: nil) }
             let worker = Task { await adaPack.worker.run() }
             try await adaPack.waitUntilSynced()
             await adaPack.worker.stop()
