@@ -50,12 +50,15 @@ let package = Package(
         .target(name: "HandoffAPI", dependencies: ["SensorCodecs"]),
 
         // I/O adapters.
+        // System plumbing: system calls retrying EINTR, Unix sockets, backoff, stop flags.
+        .target(name: "CPackSystem"),
+        .target(name: "PackSystem", dependencies: ["CPackSystem"]),
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
-        .target(name: "BlueZ", dependencies: ["CBlueZ", "GATT", "SensorCodecs"]),
+        .target(name: "BlueZ", dependencies: ["CBlueZ", "GATT", "SensorCodecs", "PackSystem"]),
         .target(
             name: "PackSensors",
             dependencies: [
-                "HandoffModel", "SensorCodecs", "GATT", "BlueZ", "CPackSystem",
+                "HandoffModel", "SensorCodecs", "GATT", "BlueZ", "CPackSystem", "PackSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -66,13 +69,13 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .target(name: "PackControl", dependencies: ["HandoffModel"]),
-        .target(name: "CPackSystem"),
+        .target(name: "PackControl", dependencies: ["HandoffModel", "PackSystem"]),
         // Runs go home: the store client, home Wi-Fi detection, the outbox worker, privacy zones.
         .target(
             name: "PackSync",
             dependencies: [
                 "HandoffModel", "HandoffAPI", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
+                "PackSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -80,7 +83,7 @@ let package = Package(
             name: "PackService",
             dependencies: [
                 "HandoffModel", "SensorCodecs", "ActivityFormats", "Recorder", "BlueZ", "PackSensors", "PackStorage",
-                "PackControl", "CPackSystem", "PackSync",
+                "PackControl", "CPackSystem", "PackSystem", "PackSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -88,7 +91,7 @@ let package = Package(
         .target(
             name: "PackCLI",
             dependencies: [
-                "HandoffModel", "HandoffAPI", "SensorCodecs", "RunSimulator", "PackControl",
+                "HandoffModel", "HandoffAPI", "SensorCodecs", "RunSimulator", "PackControl", "PackSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources/demo-run.capture.jsonl")]),
@@ -133,7 +136,7 @@ let package = Package(
             name: "handoff-bench",
             dependencies: [
                 "ActivityFormats", "BlueZ", "GATT", "HandoffModel", "PackSensors", "PackStorage", "PackSync",
-                "Recorder",
+                "PackSystem", "Recorder",
                 "SensorCodecs",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -172,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "PackSensorsTests",
             dependencies: [
-                "PackSensors", "BlueZ", "HandoffModel", "SensorCodecs", "TestSupport",
+                "PackSensors", "BlueZ", "HandoffModel", "SensorCodecs", "TestSupport", "PackSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -185,7 +188,7 @@ let package = Package(
             name: "PackServiceTests",
             dependencies: [
                 "HandoffModel", "PackService", "PackControl", "PackSensors", "PackStorage", "RunSimulator",
-                "TestSupport",
+                "TestSupport", "PackSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -203,7 +206,7 @@ let package = Package(
             name: "PackSyncTests",
             dependencies: [
                 "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffAPI", "HandoffModel", "GroupStore",
-                "TestSupport",
+                "TestSupport", "PackSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -212,7 +215,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ActivityFormats", "HandoffModel", "PackControl", "SensorCodecs", "RunSimulator", "TestSupport",
+                "ActivityFormats", "HandoffModel", "PackControl", "PackSystem", "SensorCodecs", "RunSimulator",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]

@@ -119,15 +119,3 @@ public enum BlueZError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// Runs a system call, retrying `EINTR`; returns `-errno` on failure instead of throwing, so that
-/// callers can map each errno to what it means for them.
-@inline(__always)
-func retryingEINTR<T: FixedWidthInteger>(_ body: () -> T) -> (T, Int32) {
-    while true {
-        let result = body()
-        if result >= 0 { return (result, 0) }
-        let code = errno
-        if code != EINTR { return (result, code) }
-    }
-}

@@ -1,4 +1,5 @@
 import CBlueZ
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)

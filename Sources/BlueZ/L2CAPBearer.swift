@@ -1,5 +1,6 @@
 import CBlueZ
 import GATT
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CBlueZ
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -106,11 +107,8 @@ public struct LEScanner: Sendable {
             let left = deadline - Self.monotonicSeconds()
             if left <= 0 { break }
             var pfd = pollfd(fd: dd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32(min(left, 0.1) * 1000) + 1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .system(call: "poll(HCI socket)", errno: errno)
-            }
+            let (ready, pollError) = pollOnce(&pfd, timeoutMilliseconds: Int32(min(left, 0.1) * 1000) + 1)
+            if pollError != 0 { throw .system(call: "poll(HCI socket)", errno: pollError) }
             if ready == 0 { continue }
             let (count, code) = retryingEINTR { buffer.withUnsafeMutableBytes { read(dd, $0.baseAddress, $0.count) } }
             if count < 0 {

@@ -1,4 +1,5 @@
 import CBlueZ
+import PackSystem
 
 #if canImport(Glibc)
     import Glibc

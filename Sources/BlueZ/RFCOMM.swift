@@ -1,4 +1,5 @@
 import CBlueZ
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -28,11 +29,8 @@ public final class RFCOMMStream {
     /// ends (the strap went out of range or off, or closed the channel).
     public func read(timeout: Double) throws(BlueZError) -> [UInt8] {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN) | pollReadHangUp, revents: 0)
-        let ready = poll(&pfd, 1, Int32(max(0, min(timeout, 3600)) * 1000))
-        if ready < 0 {
-            if errno == EINTR { return [] }
-            throw .system(call: "poll(RFCOMM)", errno: errno)
-        }
+        let (ready, pollError) = pollOnce(&pfd, timeoutMilliseconds: Int32(max(0, min(timeout, 3600)) * 1000))
+        if pollError != 0 { throw .system(call: "poll(RFCOMM)", errno: pollError) }
         if ready == 0 { return [] }
         let (count, code) = retryingEINTR { buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
         if count < 0 {
@@ -206,8 +204,8 @@ public enum ClassicConnector {
             let left = deadline - LEScanner.monotonicSeconds()
             if left <= 0 { throw .connectTimedOut(address: address.description, seconds: timeout) }
             var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&pfd, 1, Int32(min(left, 0.1) * 1000) + 1)
-            if ready < 0, errno != EINTR { throw .system(call: "poll(connect)", errno: errno) }
+            let (ready, pollError) = pollOnce(&pfd, timeoutMilliseconds: Int32(min(left, 0.1) * 1000) + 1)
+            if pollError != 0 { throw .system(call: "poll(connect)", errno: pollError) }
             if ready > 0 { break }
         }
         var soError: Int32 = 0

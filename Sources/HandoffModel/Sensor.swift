@@ -48,6 +48,39 @@ public struct SensorKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     }
 }
 
+/// How the pack reaches a sensor: an open set (captures name their own), with the names the
+/// pack itself uses.
+public struct SensorTransport: RawRepresentable, Hashable, Sendable, Codable {
+    public var rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let ble = SensorTransport(rawValue: "ble")
+    /// A classic (BR/EDR) strap's serial port.
+    public static let rfcomm = SensorTransport(rawValue: "rfcomm")
+    public static let gpsd = SensorTransport(rawValue: "gpsd")
+    public static let serial = SensorTransport(rawValue: "serial")
+    public static let iioSteps = SensorTransport(rawValue: "iio-steps")
+    public static let iioAccel = SensorTransport(rawValue: "iio-accel")
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// A Bluetooth address's type: LE `public` or `random`, as the sensor advertised, or `bredr`
+/// for a classic strap.
+public enum SensorAddressType: String, Hashable, Sendable, Codable {
+    case `public`
+    case random
+    case bredr
+}
+
 /// A sensor as the pack knows it: named in a capture's header and in the sensors table.
 public struct SensorDescriptor: Hashable, Sendable, Codable {
     public var id: SensorID
@@ -56,11 +89,12 @@ public struct SensorDescriptor: Hashable, Sendable, Codable {
     public var name: String?
     /// The transport address (BLE address, serial device, gpsd URL), when it has one.
     public var address: String?
-    /// How the pack reaches it: `ble`, `rfcomm`, `gpsd`, `serial`, `iio`, `simulated`.
-    public var transport: String?
+    /// How the pack reaches it: `ble`, `rfcomm`, `gpsd`, `serial`, `iio-steps`, `iio-accel`, or what
+    /// a capture names.
+    public var transport: SensorTransport?
 
     public init(
-        id: SensorID, kind: SensorKind, name: String? = nil, address: String? = nil, transport: String? = nil
+        id: SensorID, kind: SensorKind, name: String? = nil, address: String? = nil, transport: SensorTransport? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -77,7 +111,7 @@ public struct PairedSensor: Hashable, Sendable, Codable {
     public var address: String
     /// `public` or `random` (an LE address type), as it advertised, or `bredr` for a classic
     /// strap.
-    public var addressType: String
+    public var addressType: SensorAddressType
     public var kind: SensorKind
     /// A classic strap's protocol (`polar-wearlink`, `zephyr-hxm`); `nil` for a BLE sensor,
     /// whose GATT service says what it is.
@@ -98,7 +132,8 @@ public struct PairedSensor: Hashable, Sendable, Codable {
     public var lastSeenWallNanoseconds: Int64?
 
     public init(
-        address: String, addressType: String, kind: SensorKind, name: String? = nil, manufacturer: String? = nil,
+        address: String, addressType: SensorAddressType, kind: SensorKind, name: String? = nil,
+        manufacturer: String? = nil,
         model: String? = nil, firmware: String? = nil, serialNumber: String? = nil, location: String? = nil,
         batteryPercent: Int? = nil, pairedWallNanoseconds: Int64, lastSeenWallNanoseconds: Int64? = nil,
         profile: String? = nil, rfcommChannel: Int? = nil, pin: String? = nil
@@ -138,12 +173,12 @@ public struct PairedSensor: Hashable, Sendable, Codable {
     public var id: SensorID { SensorID(address) }
 
     public var descriptor: SensorDescriptor {
-        SensorDescriptor(id: id, kind: kind, name: name, address: address, transport: isClassic ? "rfcomm" : "ble")
+        SensorDescriptor(id: id, kind: kind, name: name, address: address, transport: isClassic ? .rfcomm : .ble)
     }
 
     /// A classic (BR/EDR) strap read over RFCOMM.
     public var isClassic: Bool {
-        addressType == "bredr"
+        addressType == .bredr
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PackControl
+import PackSystem
 import SensorCodecs
 
 extension Decode {
@@ -19,8 +20,9 @@ extension Decode {
         } else {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                if n < 0, errno == EINTR { continue }
+                let (n, _) = retryingEINTR {
+                    buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                }
                 guard n > 0 else { break }
                 strap.append(buffer[..<n])
             }

@@ -253,10 +253,10 @@ public struct Demo: AsyncParsableCommand {
         while report == nil {
             do {
                 report = try client.send(
-                    ControlRequest(command: "link", name: "demo pack", store: store.url.absoluteString),
+                    .link(store: store.url.absoluteString, name: "demo pack"),
                     expecting: LinkReport.self)
             } catch {
-                guard error.code == "not_running", process.isRunning, ContinuousClock.now - started < .seconds(30)
+                guard error.code == .notRunning, process.isRunning, ContinuousClock.now - started < .seconds(30)
                 else {
                     throw error
                 }
@@ -269,29 +269,29 @@ public struct Demo: AsyncParsableCommand {
         if !output.json {
             DemoSession.shared.say("Linking the pack to a local group store at \(store.url.absoluteString)…")
         }
-        while report?.state == "waiting" {
+        while report?.state == .waiting {
             try await Task.sleep(for: .milliseconds(250))
-            report = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self)
+            report = try client.send(.linkStatus, expecting: LinkReport.self)
         }
-        guard report?.state == "linked" else {
+        guard report?.state == .linked else {
             throw ControlError(code: "link_failed", message: report?.message ?? "linking failed")
         }
     }
 
     /// Asks handoffd to sync and waits until the outbox is empty (or a minute passes).
     private func sync(client: ControlClient) async throws -> Bool {
-        var status = try client.send(ControlRequest(command: "sync", now: true), expecting: SyncStatusReport.self)
+        var status = try client.send(.sync(now: true), expecting: SyncStatusReport.self)
         let started = ContinuousClock.now
-        while !(status.state == "idle" && status.synced > 0), ContinuousClock.now - started < .seconds(60) {
-            if ["not_linked", "unlinked_by_store", "held"].contains(status.state) { break }
+        while !(status.state == .idle && status.synced > 0), ContinuousClock.now - started < .seconds(60) {
+            if [.notLinked, .unlinkedByStore, .held].contains(status.state) { break }
             try await Task.sleep(for: .milliseconds(200))
-            status = try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
+            status = try client.send(.syncStatus, expecting: SyncStatusReport.self)
         }
         if !output.json {
             DemoSession.shared.say(
-                status.state == "idle" ? "Synced: the run is on the store." : "Not synced: \(status.message)")
+                status.state == .idle ? "Synced: the run is on the store." : "Not synced: \(status.message)")
         }
-        return status.state == "idle" && status.synced > 0
+        return status.state == .idle && status.synced > 0
     }
 
     /// Waits for the daemon, shows progress, and returns the status once the replayed run is finished.
@@ -306,8 +306,8 @@ public struct Demo: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             let status: StatusReport
-            do { status = try client.send(ControlRequest(command: "status"), expecting: StatusReport.self) } catch {
-                if error.code == "not_running", ContinuousClock.now - started < .seconds(30) {
+            do { status = try client.send(.status, expecting: StatusReport.self) } catch {
+                if error.code == .notRunning, ContinuousClock.now - started < .seconds(30) {
                     try await Task.sleep(for: .milliseconds(100))
                     continue
                 }
@@ -317,7 +317,7 @@ public struct Demo: AsyncParsableCommand {
             let progress = Int(((replay?.progress ?? 0) * 100).rounded())
             if !output.json, replay?.finished != true {
                 let line =
-                    "\(status.state == "recording" ? "Recording" : status.state.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0, UnitsOption.configured(status))) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
+                    "\(status.state == .recording ? "Recording" : status.state.rawValue.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0, UnitsOption.configured(status))) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
                 if terminal {
                     DemoSession.shared.say("\r\u{1B}[K\(line)", newline: false)
                 } else if progress / 10 > lastDecile {
@@ -326,13 +326,13 @@ public struct Demo: AsyncParsableCommand {
                 }
             }
             if replay?.finished == true {
-                if status.state == "finished" || status.state == "idle" {
+                if status.state == .finished || status.state == .idle {
                     if terminal { DemoSession.shared.say("") }
                     return status
                 }
                 // A capture that ends mid-run: finish the run ourselves after a moment.
                 if let since = finishedSince, ContinuousClock.now - since > .seconds(1) {
-                    _ = try? client.send(ControlRequest(command: "stop"), expecting: CommandReport.self)
+                    _ = try? client.send(.stop(), expecting: CommandReport.self)
                 } else if finishedSince == nil {
                     finishedSince = .now
                 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PackSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -104,11 +105,8 @@ final class DemoSession: Sendable {
     static func write(_ fd: Int32, _ text: String) -> Bool {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
+            let (written, _) = retryingEINTR { bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+            if written < 0 { return false }
             bytes = bytes.dropFirst(written)
         }
         return true
@@ -120,8 +118,7 @@ final class DemoSession: Sendable {
             Thread.detachNewThread {
                 var byte: UInt8 = 0
                 while true {
-                    let count = read(STDIN_FILENO, &byte, 1)
-                    if count < 0, errno == EINTR { continue }
+                    let (count, _) = retryingEINTR { read(STDIN_FILENO, &byte, 1) }
                     if count == 1, byte != UInt8(ascii: "\n") { continue }
                     break
                 }
@@ -193,8 +190,8 @@ final class DemoChild: Sendable {
         reaped.withLock { reaped in
             guard reaped == nil else { return false }
             var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid || (result < 0 && errno != EINTR) {
+            let (result, _) = retryingEINTR { waitpid(pid, &status, WNOHANG) }
+            if result == pid || result < 0 {
                 reaped = result == pid ? status : -1
                 return false
             }
@@ -213,7 +210,7 @@ final class DemoChild: Sendable {
         kill(pid, SIGKILL)
         reaped.withLock { reaped in
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            _ = retryingEINTR { waitpid(pid, &status, 0) }
             reaped = status
         }
     }

@@ -26,7 +26,7 @@ public struct Doctor: AsyncParsableCommand {
         // The checks take a few seconds (gpsd's fix, the store's answer).
         let client = connection.client(timeout: 60)
         do {
-            report = try client.send(ControlRequest(command: "doctor"), expecting: DoctorReport.self)
+            report = try client.send(.doctor, expecting: DoctorReport.self)
             report.checks.insert(
                 DoctorCheck("service", .ok, "handoffd answers on \(client.socketPath)"), at: 0)
             report = DoctorReport(checks: report.checks)

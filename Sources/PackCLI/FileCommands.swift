@@ -41,8 +41,7 @@ public struct Export: AsyncParsableCommand {
             target = file
         } else {
             let report: RunReport
-            do { report = try client.send(ControlRequest(command: "show", run: run), expecting: RunReport.self) } catch
-            {
+            do { report = try client.send(.show(run: run), expecting: RunReport.self) } catch {
                 throw Output.fail(error, json: output.json)
             }
             target = "handoff-run-\(report.id)-\(report.startTime.prefix(10)).\(format)"
@@ -55,7 +54,7 @@ public struct Export: AsyncParsableCommand {
             let report: ExportReport
             do {
                 report = try client.send(
-                    ControlRequest(command: "export", run: run, format: format), expecting: ExportReport.self,
+                    .export(run: run, format: format), expecting: ExportReport.self,
                     passing: STDOUT_FILENO)
             } catch { throw Output.fail(error, json: output.json) }
             if output.json { try Output.printJSON(report) }
@@ -91,7 +90,7 @@ extension Export {
         do {
             defer { close(fd) }
             report = try client.send(
-                ControlRequest(command: "export", run: run, format: format), expecting: ExportReport.self, passing: fd)
+                .export(run: run, format: format), expecting: ExportReport.self, passing: fd)
         } catch {
             unlink(temporary)
             throw error
@@ -145,9 +144,9 @@ public struct Import: AsyncParsableCommand {
             let run: RunReport
             do {
                 run = try client.send(
-                    ControlRequest(command: "import", name: name), expecting: RunReport.self, passing: fd)
+                    .import(name: name), expecting: RunReport.self, passing: fd)
             } catch {
-                if error.code == "not_running" { throw Output.fail(error, json: output.json) }
+                if error.code == .notRunning { throw Output.fail(error, json: output.json) }
                 failed += 1
                 report(path, error)
                 continue

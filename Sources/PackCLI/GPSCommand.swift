@@ -20,7 +20,7 @@ public struct GPS: AsyncParsableCommand {
         repeat {
             let report: StatusReport
             do {
-                report = try connection.client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
+                report = try connection.client.send(.status, expecting: StatusReport.self)
             } catch {
                 throw Output.fail(error, json: output.json)
             }

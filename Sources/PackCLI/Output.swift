@@ -53,7 +53,7 @@ public struct UnitsOption: ParsableArguments {
     func resolve(_ client: ControlClient, json: Bool) throws -> Units {
         if let units { return units }
         if json { return .kilometers }
-        let status = try client.call(ControlRequest(command: "status"), StatusReport.self, json: json)
+        let status = try client.call(.status, StatusReport.self, json: json)
         return Self.configured(status)
     }
 
@@ -102,7 +102,7 @@ enum Output {
         } else {
             self.error(error.message)
         }
-        return error.code == "not_running" ? ExitCode(69) : ExitCode.failure  // 69: EX_UNAVAILABLE
+        return error.code == .notRunning ? ExitCode(69) : ExitCode.failure  // 69: EX_UNAVAILABLE
     }
 
     /// Left-aligned columns, each as wide as its widest cell.

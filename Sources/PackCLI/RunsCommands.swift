@@ -22,7 +22,7 @@ public struct Runs: AsyncParsableCommand {
         let runs: [RunReport]
         let client = connection.client
         do {
-            runs = try client.send(ControlRequest(command: "runs", limit: limit), expecting: [RunReport].self)
+            runs = try client.send(.runs(limit: limit), expecting: [RunReport].self)
         } catch {
             throw Output.fail(error, json: output.json)
         }
@@ -37,7 +37,7 @@ public struct Runs: AsyncParsableCommand {
         var rows = [["RUN", "STARTED", "DISTANCE", "TIME", "PACE", "AVG HR", ""]]
         for run in runs {
             var notes: [String] = []
-            if run.state != "finished" { notes.append(run.state) }
+            if run.state != .finished { notes.append(run.state.rawValue) }
             if run.recovered { notes.append("recovered") }
             if run.queuedForUpload { notes.append("not uploaded") }
             rows.append([
@@ -79,7 +79,7 @@ public struct Show: AsyncParsableCommand {
 
     /// `show` for text in `units`: in miles, with the splits per mile.
     static func request(_ run: String, _ units: Units) -> ControlRequest {
-        ControlRequest(command: "show", run: run, units: units == .miles ? units.rawValue : nil)
+        .show(run: run, units: units == .miles ? units.rawValue : nil)
     }
 
     /// A split's number: `3` for a whole one, `5.11` where the run ended part of the way
@@ -108,8 +108,8 @@ public struct Show: AsyncParsableCommand {
         var lines = [
             "Run \(run.id) · \(Output.localTime(run.startTime, weekday: true)) · \(run.distanceM.map { Format.distance($0, units) } ?? "in progress")"
         ]
-        if run.state != "finished" {
-            lines.append("  still \(run.state): `handoff status` shows it live")
+        if run.state != .finished {
+            lines.append("  still \(run.state.rawValue): `handoff status` shows it live")
             return lines.joined(separator: "\n")
         }
         var facts: [[String]] = []
@@ -222,7 +222,7 @@ public struct Delete: AsyncParsableCommand {
     public func run() async throws {
         let client = connection.client(timeout: 90)
         if !yes {
-            let report = try client.call(ControlRequest(command: "show", run: run), RunReport.self, json: output.json)
+            let report = try client.call(.show(run: run), RunReport.self, json: output.json)
             let question = Self.question(report, try units.resolve(client, json: false))
             guard isatty(STDIN_FILENO) == 1 else {
                 throw Output.fail(
@@ -240,7 +240,7 @@ public struct Delete: AsyncParsableCommand {
             }
         }
         let report = try client.call(
-            ControlRequest(command: "delete", run: run, localOnly: localOnly), DeleteReport.self, json: output.json)
+            .delete(run: run, localOnly: localOnly), DeleteReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 

@@ -34,7 +34,7 @@ public struct Scan: ParsableCommand {
         do {
             // An inquiry is followed by a name request (up to 5 s) for each device that sent none.
             report = try connection.client(timeout: seconds + (classic ? 60 : 15)).send(
-                ControlRequest(command: "scan", seconds: Double(seconds), classic: classic ? true : nil),
+                .scan(seconds: Double(seconds), classic: classic ? true : nil),
                 expecting: ScanReport.self)
         } catch {
             throw Output.fail(error, json: output.json)
@@ -52,7 +52,8 @@ public struct Scan: ParsableCommand {
         var rows = [["NAME", "ADDRESS", "TYPE", "KIND", "RSSI", "SERVICES"]]
         for d in report.devices {
             rows.append([
-                (d.name ?? "(no name)") + (d.paired ? " *" : ""), d.address, d.addressType, Self.kindName(d.kind),
+                (d.name ?? "(no name)") + (d.paired ? " *" : ""), d.address, d.addressType.rawValue,
+                Self.kindName(d.kind),
                 d.rssi.map { "\($0) dBm" } ?? "", d.services.joined(separator: " "),
             ])
         }
@@ -143,7 +144,7 @@ public struct Pair: ParsableCommand {
         let report: PairedSensorReport
         do {
             report = try connection.client(timeout: 75).send(
-                ControlRequest(command: "pair", target: sensor, kind: kind, channel: channel, pin: pin),
+                .pair(target: sensor, kind: kind, channel: channel, pin: pin),
                 expecting: PairedSensorReport.self)
         } catch {
             throw Output.fail(error, json: output.json)
@@ -172,8 +173,8 @@ public struct Sensors: ParsableCommand {
         let reports: [PairedSensorReport]
         do {
             reports = try connection.client.send(
-                ControlRequest(command: "sensors"), expecting: [PairedSensorReport].self)
-        } catch  where error.code == "replaying" {
+                .sensors, expecting: [PairedSensorReport].self)
+        } catch  where error.code == .replaying {
             return try replayed()
         } catch {
             throw Output.fail(error, json: output.json)
@@ -189,7 +190,7 @@ public struct Sensors: ParsableCommand {
         var rows = [["NAME", "ADDRESS", "KIND", "LINK", "BATTERY", "LAST SEEN"]]
         for r in reports {
             rows.append([
-                r.name ?? "(no name)", r.address, Scan.kindName(r.kind), r.link,
+                r.name ?? "(no name)", r.address, Scan.kindName(r.kind), r.link.rawValue,
                 r.batteryPercent.map { "\($0) %" } ?? "", lastSeen(r),
             ])
         }
@@ -198,7 +199,7 @@ public struct Sensors: ParsableCommand {
 
     /// While handoffd replays a capture nothing is paired: the capture's sensors stand in.
     func replayed() throws {
-        let status = try connection.client.call(ControlRequest(command: "status"), StatusReport.self, json: output.json)
+        let status = try connection.client.call(.status, StatusReport.self, json: output.json)
         guard let replay = status.replay else {
             throw Output.fail(ControlError(code: "replaying", message: "handoffd stopped replaying"), json: output.json)
         }
@@ -207,10 +208,10 @@ public struct Sensors: ParsableCommand {
         var rows = [["ID", "KIND", "NAME", "STATE"]]
         for s in status.sensors {
             let state =
-                s.link == "ended"
+                s.link == .ended
                 ? "ended with the capture"
                 : s.fresh ? "replayed, live" : s.lastSeenS == nil ? "not in the capture yet" : "silent"
-            rows.append([s.id, s.kind.replacingOccurrences(of: "_", with: " "), s.name ?? "", state])
+            rows.append([s.id, s.kind.rawValue.replacingOccurrences(of: "_", with: " "), s.name ?? "", state])
         }
         Output.print(Output.table(rows))
     }
@@ -229,7 +230,7 @@ public struct Sensors: ParsableCommand {
         if let profile = r.profile {
             rows.append(["protocol", profile + ", RFCOMM channel " + (r.rfcommChannel.map(String.init) ?? "from SDP")])
         }
-        rows.append(["link", r.link])
+        rows.append(["link", r.link.rawValue])
         return Output.table(rows.map { ["  " + $0[0], $0[1]] })
     }
 }
@@ -250,7 +251,7 @@ public struct Forget: ParsableCommand {
         let report: PairedSensorReport
         do {
             report = try connection.client.send(
-                ControlRequest(command: "forget", sensor: sensor), expecting: PairedSensorReport.self)
+                .forget(sensor: sensor), expecting: PairedSensorReport.self)
         } catch {
             throw Output.fail(error, json: output.json)
         }
@@ -291,13 +292,13 @@ public struct SensorTest: AsyncParsableCommand {
             let report: SensorReport
             do {
                 report = try connection.client.send(
-                    ControlRequest(command: "sensor", sensor: sensor), expecting: SensorReport.self)
+                    .sensor(sensor: sensor), expecting: SensorReport.self)
             } catch {
                 throw Output.fail(error, json: output.json)
             }
             let fresh = report.decoded != lastDecoded
             lastDecoded = report.decoded
-            if fresh && report.link == "connected" { heard = true }
+            if fresh && report.link == .connected { heard = true }
             if output.json {
                 try Output.printJSON(report)
             } else {
@@ -314,8 +315,8 @@ public struct SensorTest: AsyncParsableCommand {
 
     static func line(_ r: SensorReport, second: Int) -> String {
         var parts = ["\(String(format: "%3d", second)) s"]
-        guard r.link == "connected" || r.fresh else {
-            return parts[0] + "  \(r.link ?? "connecting")" + (r.lastError.map { " · \($0)" } ?? "")
+        guard r.link == .connected || r.fresh else {
+            return parts[0] + "  \((r.link ?? .connecting).rawValue)" + (r.lastError.map { " · \($0)" } ?? "")
         }
         if let v = r.values {
             if let hr = v.hrBpm { parts.append("\(hr) bpm") }

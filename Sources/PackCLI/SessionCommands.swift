@@ -3,7 +3,8 @@ import PackControl
 
 /// `handoff start|stop|pause|resume|lap`.
 protocol SessionCommandLine: AsyncParsableCommand {
-    static var command: String { get }
+    /// The request for this command, its message's distance in `units` (the configured ones when `nil`).
+    static func request(units: String?) -> ControlRequest
     var connection: ConnectionOptions { get }
     var output: JSONOption { get }
     var units: UnitsOption { get }
@@ -14,7 +15,7 @@ extension SessionCommandLine {
         let report: CommandReport
         // The message's distance: in --units, else in handoffd's configured units.
         report = try connection.client.call(
-            ControlRequest(command: Self.command, units: units.request(json: output.json)), CommandReport.self,
+            Self.request(units: units.request(json: output.json)), CommandReport.self,
             json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
@@ -44,10 +45,10 @@ public struct Start: AsyncParsableCommand {
 
     public func run() async throws {
         let client = connection.client(timeout: 15)
-        var status = try client.call(ControlRequest(command: "status"), StatusReport.self, json: output.json)
-        let idle = !["recording", "paused"].contains(status.state)
+        var status = try client.call(.status, StatusReport.self, json: output.json)
+        let idle = !status.state.isOpen
         if idle {
-            if status.gps.sensor == nil, !status.sensors.contains(where: { $0.fresh || $0.link == "connected" }) {
+            if status.gps.sensor == nil, !status.sensors.contains(where: { $0.fresh || $0.link == .connected }) {
                 Output.error(
                     "warning: no GPS and no sensor is connected: this run records time only (no distance, pace or heart rate). `handoff doctor` says why."
                 )
@@ -57,7 +58,7 @@ public struct Start: AsyncParsableCommand {
             }
         }
         let report = try client.call(
-            ControlRequest(command: "start", solo: solo), CommandReport.self, json: output.json)
+            .start(solo: solo), CommandReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 
@@ -87,7 +88,7 @@ public struct Start: AsyncParsableCommand {
                 if terminal { Output.progress(line) } else if lastShown % 10 == 0 { Output.error(line) }
             }
             try await Task.sleep(for: .milliseconds(250))
-            status = try client.call(ControlRequest(command: "status"), StatusReport.self, json: output.json)
+            status = try client.call(.status, StatusReport.self, json: output.json)
         }
         if terminal { Output.progress(nil) }
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
@@ -117,14 +118,14 @@ public struct Stop: AsyncParsableCommand {
 
     public func run() async throws {
         let report = try connection.client.call(
-            ControlRequest(command: "stop", keep: keep), CommandReport.self, json: output.json)
+            .stop(keep: keep), CommandReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 }
 
 public struct Pause: SessionCommandLine {
     public static let configuration = CommandConfiguration(abstract: "Pause the run (time and distance stop counting).")
-    static let command = "pause"
+    static func request(units: String?) -> ControlRequest { .pause(units: units) }
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
     @OptionGroup var units: UnitsOption
@@ -133,7 +134,7 @@ public struct Pause: SessionCommandLine {
 
 public struct Resume: SessionCommandLine {
     public static let configuration = CommandConfiguration(abstract: "Resume a paused run.")
-    static let command = "resume"
+    static func request(units: String?) -> ControlRequest { .resume(units: units) }
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
     @OptionGroup var units: UnitsOption
@@ -142,7 +143,7 @@ public struct Resume: SessionCommandLine {
 
 public struct Lap: SessionCommandLine {
     public static let configuration = CommandConfiguration(abstract: "Mark a lap.")
-    static let command = "lap"
+    static func request(units: String?) -> ControlRequest { .lap(units: units) }
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: JSONOption
     @OptionGroup var units: UnitsOption

@@ -19,7 +19,7 @@ public struct Status: AsyncParsableCommand {
         repeat {
             let report: StatusReport
             do {
-                report = try connection.client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
+                report = try connection.client.send(.status, expecting: StatusReport.self)
             } catch {
                 throw Output.fail(error, json: output.json)
             }
@@ -50,15 +50,15 @@ public struct Status: AsyncParsableCommand {
     static func render(_ r: StatusReport, _ units: Units) -> String {
         var lines: [String] = []
         switch r.state {
-        case "recording", "paused":
-            let head = r.state == "paused" ? "Paused" : "Recording"
+        case .recording, .paused:
+            let head = r.state == .paused ? "Paused" : "Recording"
             var parts = ["\(head) run \(r.runId.map(String.init) ?? "?")"]
             parts.append(Format.duration(r.elapsedS ?? 0))
             parts.append(Format.distance(r.distanceM ?? 0, units))
             parts.append(Format.pace(r.paceSPerKm, units))
             if let lap = r.lap { parts.append("lap \(lap): \(Format.distance(r.lapDistanceM ?? 0, units))") }
             lines.append(parts.joined(separator: " · "))
-        case "finished":
+        case .finished:
             lines.append("Not recording: the last run finished. `handoff start` begins another.")
         default:
             lines.append("Not recording. `handoff start` begins a run.")
@@ -85,11 +85,13 @@ public struct Status: AsyncParsableCommand {
                         } else {
                             state = "not heard yet"
                         }
-                        if s.link == "disconnected" { state = "disconnected" }
-                        if s.link == "ended" { state = "the capture has ended" }
+                        if s.link == .disconnected { state = "disconnected" }
+                        if s.link == .ended { state = "the capture has ended" }
                         var notes = state
                         if s.rejected > 0 { notes += " · \(s.rejected) rejected (last: \(s.lastError ?? "?"))" }
-                        return ["  " + s.id, s.kind.replacingOccurrences(of: "_", with: " "), s.name ?? "", notes]
+                        return [
+                            "  " + s.id, s.kind.rawValue.replacingOccurrences(of: "_", with: " "), s.name ?? "", notes,
+                        ]
                     }))
         }
         if let replay = r.replay { lines.insert(replayLine(replay), at: 0) }

@@ -43,7 +43,7 @@ public struct Link: AsyncParsableCommand {
         let client = connection.client(timeout: 30)
         var report: LinkReport
         report = try client.call(
-            ControlRequest(command: "link", name: name, store: store), LinkReport.self, json: output.json)
+            .link(store: store, name: name), LinkReport.self, json: output.json)
         if output.json {
             try Output.printJSON(report)
         } else {
@@ -62,12 +62,12 @@ public struct Link: AsyncParsableCommand {
             return
         }
         if !output.json { Output.print("Waiting for the code to be entered… (Ctrl-C stops waiting; linking goes on)") }
-        while report.state == "waiting" {
+        while report.state == .waiting {
             try await Task.sleep(for: .seconds(1))
-            report = try client.call(ControlRequest(command: "link_status"), LinkReport.self, json: output.json)
+            report = try client.call(.linkStatus, LinkReport.self, json: output.json)
         }
         if output.json { try Output.printJSON(report) } else { Output.print(report.message.capitalizedFirst + ".") }
-        if report.state != "linked" { throw ExitCode.failure }
+        if report.state != .linked { throw ExitCode.failure }
         try setUpHome(client)
     }
 
@@ -76,10 +76,10 @@ public struct Link: AsyncParsableCommand {
     func setUpHome(_ client: ControlClient) throws {
         if let homeSSID {
             let added = try client.call(
-                ControlRequest(command: "home_add", target: homeSSID), HomeReport.self, json: output.json)
+                .homeAdd(target: homeSSID), HomeReport.self, json: output.json)
             return output.json ? try Output.printJSON(added) : Output.print(added.message.capitalizedFirst + ".")
         }
-        let home = try client.call(ControlRequest(command: "home"), HomeReport.self, json: output.json)
+        let home = try client.call(.home, HomeReport.self, json: output.json)
         let offer = home.wifi.flatMap { home.homeNetworks.contains($0) ? nil : $0 }
         guard !noHome, let wifi = offer, !output.json, Output.standardInputIsTerminal else {
             return output.json ? try Output.printJSON(home) : Output.print(home.message.capitalizedFirst + ".")
@@ -93,7 +93,7 @@ public struct Link: AsyncParsableCommand {
                 "No home network set: runs upload only when you run `handoff sync` (`handoff sync home NAME` sets one later)."
             )
         }
-        let added = try client.call(ControlRequest(command: "home_add", target: wifi), HomeReport.self, json: false)
+        let added = try client.call(.homeAdd(target: wifi), HomeReport.self, json: false)
         Output.print(added.message.capitalizedFirst + ".")
     }
 }
@@ -111,7 +111,7 @@ public struct Unlink: AsyncParsableCommand {
     public func run() async throws {
         let report: LinkReport
         report = try connection.client(timeout: 30).call(
-            ControlRequest(command: "unlink"), LinkReport.self, json: output.json)
+            .unlink, LinkReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message.capitalizedFirst) }
     }
 }
@@ -148,7 +148,7 @@ public struct SyncRun: AsyncParsableCommand {
         let client = connection.client(timeout: 30)
         var report: SyncStatusReport
         report = try client.call(
-            ControlRequest(command: "sync", anywhere: true, now: true), SyncStatusReport.self, json: output.json)
+            .sync(now: true, anywhere: true), SyncStatusReport.self, json: output.json)
         guard let number = report.request else {
             throw Output.fail(
                 ControlError(
@@ -177,7 +177,7 @@ public struct SyncRun: AsyncParsableCommand {
                 lastLine = line
             }
             try await Task.sleep(for: .milliseconds(200))
-            report = try client.call(ControlRequest(command: "sync_status"), SyncStatusReport.self, json: output.json)
+            report = try client.call(.syncStatus, SyncStatusReport.self, json: output.json)
         }
         if terminal, !lastLine.isEmpty { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
         let outcome = report.lastRequest!
@@ -209,7 +209,7 @@ public struct SyncRun: AsyncParsableCommand {
             return
                 "Uploading run \(current.run) (\(current.index) of \(current.of)\(current.bytes.map { ", " + Format.bytes($0) } ?? ""))…"
         }
-        if r.state == "checking" { return "Asking the store…" }
+        if r.state == .checking { return "Asking the store…" }
         return "Looking at \(queuedAtStart) queued run\(queuedAtStart == 1 ? "" : "s")…"
     }
 
@@ -235,18 +235,18 @@ public struct SyncRun: AsyncParsableCommand {
         let subject = f.run.map { "run \($0) was not uploaded" } ?? "nothing was uploaded"
         let keep = f.run == nil ? "runs wait on the pack" : "the run waits on the pack"
         switch f.kind {
-        case "unreachable":
+        case .unreachable:
             return
                 "\(subject): the store\(store.map { " at " + $0 } ?? "") did not answer (\(f.message)). Check that it is running and that this pack is online (`handoff doctor`); \(keep)"
-        case "store_failed":
+        case .storeFailed:
             return
                 "\(subject): the store failed (\(f.message)). The fault is the store's: tell its operator; \(keep) and handoffd tries again later"
-        case "busy":
+        case .busy:
             return "\(subject): the store is busy and asked to wait (\(f.message)); `handoff sync` again in a minute"
-        case "refused":
+        case .refused:
             return
                 "\(subject): the store refused its file (\(f.message)). The run stays on the pack (`handoff export \(f.run.map(String.init) ?? "RUN")` saves a copy); `handoff sync` tries it again once the cause is fixed"
-        case "not_linked": return f.message
+        case .notLinked: return f.message
         default: return "\(subject): \(f.message)"
         }
     }
@@ -265,7 +265,7 @@ public struct SyncStatus: AsyncParsableCommand {
     public func run() async throws {
         let report: SyncStatusReport
         report = try connection.client.call(
-            ControlRequest(command: "sync_status"), SyncStatusReport.self, json: output.json)
+            .syncStatus, SyncStatusReport.self, json: output.json)
         if output.json { return try Output.printJSON(report) }
         Output.print(Self.render(report, try units.resolve(connection.client, json: false)))
     }
@@ -338,11 +338,11 @@ public struct SyncHome: AsyncParsableCommand {
     public func run() async throws {
         let request: ControlRequest
         if list {
-            request = ControlRequest(command: "home")
+            request = .home
         } else if let remove {
-            request = ControlRequest(command: "home_remove", target: remove)
+            request = .homeRemove(target: remove)
         } else {
-            request = ControlRequest(command: "home_add", target: name)
+            request = .homeAdd(target: name)
         }
         let report = try connection.client.call(request, HomeReport.self, json: output.json)
         if output.json { return try Output.printJSON(report) }
@@ -361,61 +361,4 @@ public struct SyncHome: AsyncParsableCommand {
 
 extension String {
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
-}
-
-/// `handoff baton` and `handoff baton pass [MEMBER]`.
-public struct BatonCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "baton", abstract: "Show the group's baton, or pass it on.",
-        subcommands: [BatonShow.self, BatonPass.self], defaultSubcommand: BatonShow.self)
-    public init() {}
-}
-
-public struct BatonShow: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Who holds the group's baton, and the latest legs.")
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var output: JSONOption
-    @OptionGroup var units: UnitsOption
-    public init() {}
-
-    public func run() async throws {
-        let report: BatonReport
-        report = try connection.client(timeout: 30).call(
-            ControlRequest(command: "baton"), BatonReport.self, json: output.json)
-        if output.json { return try Output.printJSON(report) }
-        let units = try self.units.resolve(connection.client, json: false)
-        var text = report.message
-        if let since = report.since { text += " Since \(Output.localTime(since))" }
-        if let expires = report.expiresAt { text += "; the lease runs to \(Output.localTime(expires))" }
-        Output.print(text + (report.since == nil ? "" : "."))
-        guard !report.legs.isEmpty else { return }
-        var rows = [["RUNNER", "TAKEN", "ENDED", "HOW", "DISTANCE", "RUNS"]]
-        for leg in report.legs {
-            rows.append([
-                leg["runner"] ?? "(gone)", leg["taken_at"].map { Output.localTime($0) } ?? "",
-                leg["ended_at"].map { Output.localTime($0) } ?? "running", leg["ended"] ?? "",
-                leg["distance_m"].flatMap(Double.init).map { Format.distance($0, units) } ?? "", leg["runs"] ?? "",
-            ])
-        }
-        Output.print("\nLegs:\n" + Output.table(rows, rightAligned: [4, 5]))
-    }
-}
-
-public struct BatonPass: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "pass",
-        abstract: "Hand the baton to a member, or to the next in the group's rotation (after your run has synced).")
-    @Argument(help: "The member's username (default: the next in the rotation).")
-    var member: String?
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var output: JSONOption
-    public init() {}
-
-    public func run() async throws {
-        let report: BatonReport
-        report = try connection.client(timeout: 30).call(
-            ControlRequest(command: "baton_pass", target: member), BatonReport.self, json: output.json)
-        if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
-    }
 }

@@ -1,3 +1,5 @@
+import PackSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif

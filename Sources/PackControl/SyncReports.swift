@@ -1,7 +1,8 @@
 /// What `link` and `link_status` return: where linking the pack to a store stands.
 public struct LinkReport: Codable, Hashable, Sendable {
-    /// `waiting` (for the code to be entered), `linked`, `expired`, `denied`, `failed`, `unlinked`.
-    public var state: String
+    /// `waiting` (for the code to be entered), `linked`, `expired`, `denied`, `failed`, `unlinked`,
+    /// `unlinked_by_store`.
+    public var state: StoreLinkState
     public var store: String?
     public var username: String?
     /// The code to enter, and where.
@@ -11,7 +12,7 @@ public struct LinkReport: Codable, Hashable, Sendable {
     public var expiresAt: String?
     public var message: String
 
-    public init(state: String, message: String) {
+    public init(state: StoreLinkState, message: String) {
         self.state = state
         self.message = message
     }
@@ -81,13 +82,13 @@ public struct SyncFailureReport: Codable, Hashable, Sendable {
     /// something that is not a store's reply), `busy` (it asked to wait: 408, 425, 429),
     /// `refused` (it refused this run: a 4xx), `unlinked` (it no longer accepts the pack),
     /// `not_linked`, `pack` (the pack could not read the run).
-    public var kind: String
+    public var kind: SyncFailureKind
     /// The store's or the pack's error code.
     public var code: String
     /// What happened, without what comes next.
     public var message: String
 
-    public init(run: Int64?, uuid: String?, kind: String, code: String, message: String) {
+    public init(run: Int64?, uuid: String?, kind: SyncFailureKind, code: String, message: String) {
         self.run = run
         self.uuid = uuid
         self.kind = kind
@@ -127,7 +128,7 @@ public struct SyncRequestReport: Codable, Hashable, Sendable {
 public struct SyncStatusReport: Codable, Hashable, Sendable {
     /// `not_linked`, `unlinked_by_store`, `away`, `idle` (nothing to do), `waiting` (for a retry),
     /// `checking` (the store), `uploading`, `held` (only refused runs wait).
-    public var state: String
+    public var state: SyncState
     public var message: String
     public var linked: Bool
     public var store: String?
@@ -163,7 +164,7 @@ public struct SyncStatusReport: Codable, Hashable, Sendable {
     /// The runs uploaded in the latest pass that uploaded any, with where each counted.
     public var recent: [UploadedRunReport]
 
-    public init(state: String, message: String, linked: Bool, home: Bool, network: String, networkDetail: String) {
+    public init(state: SyncState, message: String, linked: Bool, home: Bool, network: String, networkDetail: String) {
         self.state = state
         self.message = message
         self.linked = linked

@@ -140,7 +140,7 @@ public enum BLEPairing {
         }
         let deviceName = text(.deviceName)
         return PairedSensor(
-            address: address.description, addressType: type == .leRandom ? "random" : "public", kind: chosen.kind,
+            address: address.description, addressType: type == .leRandom ? .random : .public, kind: chosen.kind,
             name: name ?? deviceName, manufacturer: text(.manufacturerName), model: text(.modelNumber),
             firmware: text(.firmwareRevision), serialNumber: text(.serialNumber),
             location: connection.readIfPresent(chosen.location).flatMap { try? SensorLocation(decoding: $0) }?

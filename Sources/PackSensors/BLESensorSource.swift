@@ -2,6 +2,7 @@ import BlueZ
 import GATT
 import HandoffModel
 import Logging
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -37,7 +38,7 @@ public struct BLESensorSource: LiveSource {
         self.connectTimeout = connectTimeout
         descriptor = sensor.descriptor
         let address = BluetoothAddress(sensor.address)
-        let type: BluetoothAddressType = sensor.addressType == "random" ? .leRandom : .lePublic
+        let type: BluetoothAddressType = sensor.addressType == .random ? .leRandom : .lePublic
         connect = { security, stop in
             guard let address else { throw BlueZError.noAdapter(nil) }
             return try L2CAPConnector.connectATT(
@@ -46,7 +47,7 @@ public struct BLESensorSource: LiveSource {
         }
     }
 
-    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
         var link = LinkKeeper(sensor: descriptor.id, backoff: backoff)
         let metadata: Logger.Metadata = ["sensor.id": "\(descriptor.id)", "sensor.kind": "\(sensor.kind)"]
         guard BluetoothAddress(sensor.address) != nil, let profile = BLEProfile.profile(for: sensor.kind) else {
@@ -85,7 +86,7 @@ public struct BLESensorSource: LiveSource {
     /// it ended.
     private func follow(
         _ connection: BLEConnection, profile: BLEProfile, link: inout LinkKeeper,
-        emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger
+        emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger
     ) throws(GATTError) -> String {
         guard let measurement = connection.characteristics[profile.measurement] else {
             return "it no longer offers \(profile.measurement) (its firmware changed?); forget and pair it again"

@@ -1,4 +1,5 @@
 import HandoffModel
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -111,11 +112,8 @@ final class LineReader {
                 throw FileError(call: "read", path: "line \(lineNumber + 1)", errno: EMSGSIZE)
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileError(call: "read", path: "capture", errno: errno)
-            }
+            let (count, code) = retryingEINTR { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) } }
+            if count < 0 { throw FileError(call: "read", path: "capture", errno: code) }
             if count == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[..<count]) }
         }
     }
@@ -154,11 +152,10 @@ public final class CaptureFileWriter: @unchecked Sendable {
         bytes.append(0x0A)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw FileError(call: "write", path: path, errno: errno)
+            let (written, code) = retryingEINTR {
+                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             }
+            if written < 0 { throw FileError(call: "write", path: path, errno: code) }
             offset += written
         }
     }

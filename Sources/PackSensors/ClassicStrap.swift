@@ -1,6 +1,7 @@
 import BlueZ
 import HandoffModel
 import Logging
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -129,7 +130,7 @@ public struct ClassicStrapSource: LiveSource {
         }
     }
 
-    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
         var link = LinkKeeper(sensor: descriptor.id, backoff: backoff)
         let metadata: Logger.Metadata = ["sensor.id": "\(descriptor.id)", "sensor.profile": "\(sensor.profile ?? "?")"]
         guard let profile = sensor.profile.flatMap(ClassicStrapProfile.init(rawValue:)) else {
@@ -157,7 +158,7 @@ public struct ClassicStrapSource: LiveSource {
     /// Reads frames until the link fails, falls silent or the source is stopped; returns why.
     private func follow(
         _ stream: RFCOMMStream, profile: ClassicStrapProfile, link: inout LinkKeeper,
-        emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger
+        emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger
     ) throws(BlueZError) -> String {
         link.up(reason: "connected over RFCOMM", emit: emit)
         logger.info("Strap connected", metadata: ["sensor.id": "\(descriptor.id)"])
@@ -255,7 +256,7 @@ public enum ClassicPairing {
             throw .noFrames(address: address.description, profile: profile, bytes: received, seconds: frameTimeout)
         }
         return PairedSensor(
-            address: address.description, addressType: "bredr", kind: .heartRate,
+            address: address.description, addressType: .bredr, kind: .heartRate,
             name: deviceName ?? serviceName, manufacturer: profile.manufacturer, model: profile.model,
             firmware: firmware,
             location: "chest", batteryPercent: battery, pairedWallNanoseconds: now, profile: profile.rawValue,

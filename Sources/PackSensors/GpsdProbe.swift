@@ -1,5 +1,6 @@
 import Foundation
 import HandoffModel
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -49,8 +50,7 @@ public struct GpsdProbe: Sendable {
         var chunk = [UInt8](repeating: 0, count: 8192)
         while PackClock.system.monotonic().seconds(since: start) < timeout, result.mode < 2 {
             guard waitReadable(fd, timeout: 0.25) else { continue }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0, errno == EINTR { continue }
+            let (n, _) = retryingEINTR { chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
             if n <= 0 {
                 if result.mode == 0, result.devices.isEmpty { result.unreachable = "gpsd closed the connection" }
                 break

@@ -1,5 +1,6 @@
 import HandoffModel
 import Logging
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -19,18 +20,18 @@ public struct GpsdSource: LiveSource {
     /// No report for this long means gpsd (or its receiver) stalled: reconnect.
     public var silenceTimeout: Double = 10
     /// Waits between reconnection attempts.
-    public var backoff = Backoff()
+    public var backoff = Backoff.reconnecting
 
     public init(id: SensorID = "gps0", host: String = "127.0.0.1", port: UInt16 = 2947) {
         self.host = host
         self.port = port
         descriptor = SensorDescriptor(
-            id: id, kind: .gps, name: "gpsd", address: "\(host):\(port)", transport: "gpsd")
+            id: id, kind: .gps, name: "gpsd", address: "\(host):\(port)", transport: .gpsd)
     }
 
     public static let watchCommand = #"?WATCH={"enable":true,"json":true}"# + "\n"
 
-    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
         var link = LinkKeeper(sensor: descriptor.id, backoff: backoff)
         while !stop.isSet {
             let reason: String
@@ -59,7 +60,7 @@ public struct GpsdSource: LiveSource {
 
     /// Reads report lines until the connection ends; returns why it ended.
     private func readReports(
-        _ fd: Int32, emit: @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger
+        _ fd: Int32, emit: @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger
     ) -> String {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
@@ -71,10 +72,9 @@ public struct GpsdSource: LiveSource {
                 }
                 continue
             }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0, errno == EINTR { continue }
+            let (n, code) = retryingEINTR { chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
             if n == 0 { return "gpsd closed the connection" }
-            if n < 0 { return "reading from gpsd: \(String(cString: strerror(errno)))" }
+            if n < 0 { return "reading from gpsd: \(String(cString: strerror(code)))" }
             lastData = PackClock.system.monotonic()
             buffer.append(contentsOf: chunk[..<n])
             var start = 0
@@ -148,10 +148,11 @@ enum TCPConnection {
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0, errno == EINTR { continue }
+            let (n, code) = retryingEINTR {
+                bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
             guard n > 0 else {
-                throw Failure(description: "writing to the socket: \(String(cString: strerror(errno)))")
+                throw Failure(description: "writing to the socket: \(String(cString: strerror(code)))")
             }
             sent += n
         }

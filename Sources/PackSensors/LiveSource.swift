@@ -1,58 +1,18 @@
 import HandoffModel
 import Logging
+import PackSystem
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A one-way flag: set by whoever stops a source, read by the source's loop.
-public final class StopSignal: Sendable {
-    private let flag = Atomic<Bool>(false)
-    public init() {}
-    public var isSet: Bool { flag.load(ordering: .acquiring) }
-    public func set() { flag.store(true, ordering: .releasing) }
-
-    /// Sleeps up to `seconds`, returning early (false) when stopped.
-    public func sleep(seconds: Double) -> Bool {
-        var left = seconds
-        while left > 0 {
-            if isSet { return false }
-            let step = min(left, 0.1)
-            usleep(UInt32(step * 1_000_000))
-            left -= step
-        }
-        return !isSet
-    }
-}
-
 /// A sensor the pack reads on a thread of its own, with blocking reads and short timeouts: it
 /// reports what it reads, stamped as it arrives, until stopped; when its device goes away it
 /// says so and tries again with backoff, forever.
 public protocol LiveSource: Sendable {
     var descriptor: SensorDescriptor { get }
-    func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger)
-}
-
-/// Exponential backoff between reconnection attempts: 0.5 s doubling to a ceiling, reset after
-/// a connection that worked. A pack's sources wait for hardware, so they never give up.
-public struct Backoff: Sendable {
-    public var initial: Double
-    public var maximum: Double
-    private(set) var next: Double
-
-    public init(initial: Double = 0.5, maximum: Double = 10) {
-        self.initial = initial
-        self.maximum = maximum
-        next = initial
-    }
-
-    public mutating func delay() -> Double {
-        defer { next = min(maximum, next * 2) }
-        return next
-    }
-
-    public mutating func reset() { next = initial }
+    func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger)
 }
 
 /// The link bookkeeping every reconnecting source shares: one `connected` event when the device
@@ -70,7 +30,7 @@ struct LinkKeeper {
     private var upSince: MonotonicInstant?
     var steadyAfter = 30.0
 
-    init(sensor: SensorID, backoff: Backoff = Backoff()) {
+    init(sensor: SensorID, backoff: Backoff = .reconnecting) {
         self.sensor = sensor
         self.backoff = backoff
     }
@@ -88,7 +48,7 @@ struct LinkKeeper {
     /// The device is gone or did not answer: says so once, warns now and then (with the number
     /// of attempts so far), and waits before the next attempt.
     mutating func down(
-        reason: String, emit: (CaptureEvent) -> Void, stop: StopSignal, warn: (_ attempts: Int) -> Void
+        reason: String, emit: (CaptureEvent) -> Void, stop: StopFlag, warn: (_ attempts: Int) -> Void
     ) {
         if linked, let upSince, PackClock.system.monotonic().seconds(since: upSince) >= steadyAfter { attempts = 0 }
         attempts += 1
@@ -107,7 +67,7 @@ extension LinkKeeper {
     /// then the link is reported down and the next attempt waits its backoff. `warn` gets the
     /// reason and the number of attempts so far.
     mutating func keepUp(
-        emit: (CaptureEvent) -> Void, stop: StopSignal, warn: (_ reason: String, _ attempts: Int) -> Void,
+        emit: (CaptureEvent) -> Void, stop: StopFlag, warn: (_ reason: String, _ attempts: Int) -> Void,
         attempt: (inout LinkKeeper) -> String?
     ) {
         while !stop.isSet {

@@ -1,5 +1,6 @@
 import HandoffModel
 import Logging
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -19,10 +20,10 @@ public struct IIOStepCounterSource: LiveSource {
         self.device = device
         descriptor = SensorDescriptor(
             id: id, kind: .pedometer, name: device.model.map { "\($0) step counter" } ?? "step counter",
-            address: device.directory, transport: "iio-steps")
+            address: device.directory, transport: .iioSteps)
     }
 
-    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
         var link = LinkKeeper(sensor: descriptor.id)
         while !stop.isSet {
             if device.read("in_steps_en") == "0", !device.write("in_steps_en", "1") {
@@ -68,7 +69,7 @@ public struct IIOAccelerometerSource: LiveSource {
         requestedRate = rate
         descriptor = SensorDescriptor(
             id: id, kind: .pedometer, name: device.model.map { "\($0) accelerometer" } ?? "accelerometer",
-            address: device.directory, transport: "iio-accel")
+            address: device.directory, transport: .iioAccel)
     }
 
     /// The scale to m/s² per axis.
@@ -111,8 +112,8 @@ public struct IIOAccelerometerSource: LiveSource {
         return IIOScanLayout(enabled)
     }
 
-    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
-        var backoff = Backoff()
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
+        var backoff = Backoff.reconnecting
         while !stop.isSet {
             let rate = configureRate()
             var detector = StepDetector(sampleRate: rate)
@@ -167,7 +168,7 @@ public struct IIOAccelerometerSource: LiveSource {
     /// Reads the buffer until it ends (why), or nil at once when it cannot be enabled.
     private func readBuffer(
         _ path: String, _ layout: IIOScanLayout, rate: Double, scale: [Double], offset: [Double],
-        _ detector: inout StepDetector, _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopSignal,
+        _ detector: inout StepDetector, _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopFlag,
         logger: Logger
     ) -> String? {
         device.write("buffer/length", "128")
@@ -188,9 +189,9 @@ public struct IIOAccelerometerSource: LiveSource {
         var reporter = Reporter()
         while !stop.isSet {
             guard waitReadable(fd, timeout: 0.5) else { continue }
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR || errno == EAGAIN { continue }
-            if n <= 0 { return n == 0 ? "the buffer ended" : "reading \(path): \(String(cString: strerror(errno)))" }
+            let (n, code) = retryingEINTR { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+            if n < 0, code == EAGAIN { continue }
+            if n <= 0 { return n == 0 ? "the buffer ended" : "reading \(path): \(String(cString: strerror(code)))" }
             pending.append(contentsOf: chunk[..<n])
             var used = 0
             pending.withUnsafeBytes { bytes in
@@ -222,7 +223,7 @@ public struct IIOAccelerometerSource: LiveSource {
 
     private func poll(
         rate: Double, scale: [Double], offset: [Double], _ detector: inout StepDetector,
-        _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopSignal
+        _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopFlag
     ) -> String {
         let start = PackClock.system.monotonic()
         var reporter = Reporter()

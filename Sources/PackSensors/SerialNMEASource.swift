@@ -1,5 +1,6 @@
 import HandoffModel
 import Logging
+import PackSystem
 import SensorCodecs
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ public struct SerialNMEASource: LiveSource {
         self.device = device
         self.baudRate = baudRate
         descriptor = SensorDescriptor(
-            id: id, kind: .gps, name: "NMEA receiver", address: device, transport: "serial")
+            id: id, kind: .gps, name: "NMEA receiver", address: device, transport: .serial)
     }
 
     /// The baud rates termios offers for GPS receivers.
@@ -60,7 +61,7 @@ public struct SerialNMEASource: LiveSource {
         return fd
     }
 
-    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+    public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
         var link = LinkKeeper(sensor: descriptor.id)
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !stop.isSet {
@@ -82,15 +83,17 @@ public struct SerialNMEASource: LiveSource {
                         }
                         continue
                     }
-                    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if n < 0, errno == EINTR || errno == EAGAIN { continue }
+                    let (n, code) = retryingEINTR {
+                        chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    }
+                    if n < 0, code == EAGAIN { continue }
                     if n == 0 {
                         // A FIFO whose writer closed, or a port that went away.
                         reason = "the device closed"
                         break
                     }
                     if n < 0 {
-                        reason = "reading \(device): \(String(cString: strerror(errno)))"
+                        reason = "reading \(device): \(String(cString: strerror(code)))"
                         break
                     }
                     lastData = PackClock.system.monotonic()

@@ -53,7 +53,7 @@ struct BluetoothControl: Sendable {
                     let d = f.device
                     return ScannedDeviceReport(
                         name: d.advertising.name, address: d.address.description,
-                        addressType: d.addressType == .leRandom ? "random" : "public", kind: f.kind?.rawValue,
+                        addressType: d.addressType == .leRandom ? .random : .public, kind: f.kind?.rawValue,
                         rssi: d.rssi.map(Int.init), services: d.advertising.serviceUUIDs.map(\.description),
                         connectable: d.connectable, appearance: d.advertising.appearance.map(Int.init),
                         txPower: d.advertising.txPower.map(Int.init), paired: paired.contains(d.address.description))
@@ -79,7 +79,7 @@ struct BluetoothControl: Sendable {
             let devices = found.map { d in
                 let profile = Self.classicProfile(name: d.name, classOfDevice: d.classOfDevice)
                 return ScannedDeviceReport(
-                    name: d.name, address: d.address.description, addressType: "bredr",
+                    name: d.name, address: d.address.description, addressType: .bredr,
                     kind: profile == nil ? nil : SensorKind.heartRate.rawValue, rssi: d.rssi.map(Int.init),
                     services: d.serviceUUIDs.map(\.description), connectable: true, appearance: nil, txPower: nil,
                     paired: paired.contains(d.address.description), classOfDevice: d.classOfDevice.description,
@@ -263,12 +263,12 @@ struct BluetoothControl: Sendable {
             batteryPercent: live?.batteryPercent ?? sensor.batteryPercent,
             paired: CivilTime(WallInstant(nanosecondsSinceEpoch: sensor.pairedWallNanoseconds)).iso8601(),
             lastSeen: lastSeen.map { CivilTime(WallInstant(nanosecondsSinceEpoch: $0)).iso8601() },
-            lastSeenS: live?.lastSeenS, link: live?.link ?? "connecting", profile: sensor.profile,
+            lastSeenS: live?.lastSeenS, link: live?.link ?? .connecting, profile: sensor.profile,
             rfcommChannel: sensor.rfcommChannel)
     }
 
     static func controlError(_ error: BlueZError) -> ControlError {
-        let code =
+        let code: ControlError.Code =
             switch error {
             case .noBluetoothInKernel, .noAdapter: "no_adapter"
             case .adapterDown: "adapter_off"

@@ -53,7 +53,7 @@ struct Doctor: Sendable {
     /// What stands in for the sensors while handoffd replays a capture.
     func replay(_ status: StatusReport) -> DoctorCheck {
         let file = (configuration.replay.file ?? "?" as String)
-        let sources = status.sensors.map { "\($0.id) (\($0.kind.replacingOccurrences(of: "_", with: " ")))" }
+        let sources = status.sensors.map { "\($0.id) (\($0.kind.rawValue.replacingOccurrences(of: "_", with: " ")))" }
             .joined(separator: ", ")
         guard let replay = status.replay, !replay.finished else {
             return DoctorCheck(
@@ -159,7 +159,7 @@ struct Doctor: Sendable {
             let live = status?.sensors.first { $0.id == sensor.id.rawValue }
             let battery = live?.batteryPercent ?? sensor.batteryPercent
             let batteryText = battery.map { ", battery \($0) %" } ?? ""
-            if let live, live.link == "connected" || live.fresh {
+            if let live, live.link == .connected || live.fresh {
                 let heard = live.lastSeenS.map { ", heard \(Format.rounded($0, 1)) s ago" } ?? ""
                 if let battery, battery < 15 {
                     return DoctorCheck(

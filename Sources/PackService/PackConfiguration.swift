@@ -1,5 +1,6 @@
 import Foundation
 import PackSync
+import PackSystem
 import Recorder
 
 /// How fast a capture is replayed.

@@ -141,7 +141,7 @@ public enum PackDaemon {
                 "database": "\(configuration.storage.databasePath)", "socket": "\(configuration.control.socketPath)",
                 "source": "\(configuration.replay.file.map { "replay \($0)" } ?? "live")",
                 "sensors":
-                    "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport ?? "?"))" }.joined(separator: ", "))",
+                    "\(sources.map { "\($0.descriptor.id) (\($0.descriptor.transport?.rawValue ?? "?"))" }.joined(separator: ", "))",
             ])
         try await group.run()
         logger.info("handoffd stopped")

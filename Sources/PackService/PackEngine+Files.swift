@@ -3,6 +3,7 @@ import Foundation
 import HandoffModel
 import PackControl
 import PackStorage
+import PackSystem
 import Recorder
 
 /// Runs out as activity files (`handoff export`) and in from other devices (`handoff import`).
@@ -83,10 +84,11 @@ enum PassedFile {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
+            let (n, code) = retryingEINTR {
+                chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            }
             guard n >= 0 else {
-                throw ControlError(code: "io", message: "could not read \(name): \(String(cString: strerror(errno)))")
+                throw ControlError(code: "io", message: "could not read \(name): \(String(cString: strerror(code)))")
             }
             if n == 0 { break }
             bytes += chunk[..<n]
@@ -103,10 +105,11 @@ enum PassedFile {
         var offset = 0
         while offset < bytes.count {
             let start = offset
-            let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + start, $0.count - start) }
-            if n < 0, errno == EINTR { continue }
+            let (n, code) = retryingEINTR {
+                bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + start, $0.count - start) }
+            }
             guard n > 0 else {
-                throw ControlError(code: "io", message: "could not write the file: \(String(cString: strerror(errno)))")
+                throw ControlError(code: "io", message: "could not write the file: \(String(cString: strerror(code)))")
             }
             offset += n
         }

@@ -17,7 +17,7 @@ extension PackEngine {
     func sensorReport(_ s: SensorSnapshot, values: Bool) -> SensorReport {
         let counts = pipeline.decoding[s.id] ?? RunPipeline.DecodeCounts()
         var report = SensorReport(
-            id: s.id.rawValue, kind: s.kind.rawValue, name: sensors[s.id]?.name, link: s.link?.rawValue,
+            id: s.id.rawValue, kind: s.kind, name: sensors[s.id]?.name, link: s.link.map(SensorLink.init),
             lastSeenS: s.secondsSinceData.map { Format.rounded($0, 1) }, fresh: s.isFresh, inGap: s.inGap,
             decoded: counts.decoded, skipped: counts.skipped, rejected: counts.rejected, lastError: counts.lastError)
         report.batteryPercent = s.batteryPercent.map(Int.init)
@@ -53,7 +53,7 @@ extension PackEngine {
         let snapshot = pipeline.recorder.snapshot(at: monotonic)
         let fix = snapshot.gps
         var report = StatusReport(
-            state: snapshot.state.rawValue,
+            state: snapshot.state,
             gps: GPSReport(
                 fix: fix.mode == .none ? "none" : fix.mode == .twoD ? "2d" : "3d", lat: fix.latitude,
                 lon: fix.longitude,
@@ -92,7 +92,7 @@ extension PackEngine {
         if let gps = snapshot.sensors.first(where: { $0.kind == .gps }) {
             report.gps.sensor = gps.id.rawValue
             report.gps.source = sensors[gps.id].map {
-                [$0.transport, $0.address].compactMap { $0 }.joined(separator: " ")
+                [$0.transport?.rawValue, $0.address].compactMap { $0 }.joined(separator: " ")
             }
             report.gps.lastFixS = gps.secondsSinceData.map { Format.rounded($0, 1) }
         }
@@ -110,7 +110,7 @@ extension PackEngine {
             // is current. Its sensors are not live, and there is no fix and no reading.
             for i in report.sensors.indices {
                 report.sensors[i].fresh = false
-                report.sensors[i].link = "ended"
+                report.sensors[i].link = .ended
             }
             report.gps.fix = "none"
             report.gps.lastFixS = nil
@@ -198,7 +198,7 @@ extension PackEngine {
 
     static func report(_ record: RunRecord) -> RunReport {
         var report = RunReport(
-            id: record.id.rawValue, uuid: record.uuid, state: record.state.rawValue, source: record.source,
+            id: record.id.rawValue, uuid: record.uuid, state: record.state, source: record.source,
             startTime: CivilTime(record.startWall).iso8601(), recovered: record.recovered,
             queuedForUpload: record.queuedForUpload)
         if let summary = record.summary {
@@ -237,17 +237,17 @@ extension PackEngine {
             if let discarded {
                 var text =
                     "Run \(discarded.run.map(String.init) ?? "") discarded: it lasted \(Format.duration(discarded.seconds)) and went no distance (a run shorter than \(Format.whole(discardShorterThanSeconds)) s with no distance is not kept). Next time `handoff stop --keep` keeps one; `[recording] discard_shorter_than_s = 0` in handoff.toml keeps them all."
-                if discarded.baton == "held" {
+                if discarded.baton == .held {
                     text += " You still hold the baton: your next run is your relay leg."
                 }
-                var report = CommandReport(state: state.rawValue, runId: discarded.run, message: text)
+                var report = CommandReport(state: state, runId: discarded.run, message: text)
                 report.discarded = true
                 return report
             }
             message =
                 "Run \(run.map(String.init) ?? "") finished: `handoff show \(run.map(String.init) ?? "last")` has its summary."
         }
-        return CommandReport(state: state.rawValue, runId: run, message: message)
+        return CommandReport(state: state, runId: run, message: message)
     }
 }
 
@@ -256,13 +256,13 @@ extension PackEngine {
     func statusLine() -> String {
         let report = status()
         switch report.state {
-        case "recording", "paused":
+        case .recording, .paused:
             let run = report.runId.map { "run \($0)" } ?? "a run"
             let distance = Format.distanceColumn(report.distanceM ?? 0, units)
-            let verb = report.state == "paused" ? "Paused" : "Recording"
+            let verb = report.state == .paused ? "Paused" : "Recording"
             return "\(verb) \(run), \(distance), GPS \(report.gps.fix)"
         default:
-            let connected = report.sensors.filter { $0.link == "connected" || $0.fresh }.count
+            let connected = report.sensors.filter { $0.link == .connected || $0.fresh }.count
             return "Idle; GPS \(report.gps.fix), \(connected) of \(report.sensors.count) sensors heard"
         }
     }

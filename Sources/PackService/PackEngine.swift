@@ -43,7 +43,7 @@ public actor PackEngine {
     /// discarded if it is worth nothing. Shutdown and recovery keep every run.
     var discardIfEmpty = false
     /// The run the latest stop discarded: its number, length and baton.
-    var discarded: (run: Int64?, seconds: Double, baton: String?)?
+    var discarded: (run: Int64?, seconds: Double, baton: BatonMode?)?
 
     /// The run being recorded, with its row once the journal has it (for reports).
     struct ActiveSession: CustomStringConvertible {
@@ -70,7 +70,7 @@ public actor PackEngine {
             recorder: configuration.recorder, sensors: sensors,
             discardShorterThanSeconds: configuration.recording.discardShorterThanSeconds, newUUID: newUUID)
         journal = JournalWriter(database: database, logger: logger)
-        telemetry.pairedSensors = Set(sensors.filter { $0.transport == "ble" }.map(\.id))
+        telemetry.pairedSensors = Set(sensors.filter { $0.transport == .ble }.map(\.id))
     }
 
     // What the reports read, by the names they had.
@@ -302,7 +302,7 @@ public actor PackEngine {
     func setCapture(_ writer: CaptureFileWriter?) { capture = writer }
 
     /// Notes the baton a run was started with (the upload claims it when it was taken offline).
-    func noteBaton(run: Int64, group: Int64?, mode: String) {
+    func noteBaton(run: Int64, group: Int64?, mode: BatonMode) {
         do { try database.setBaton(SessionID(run), group: group, mode: mode) } catch {
             logger.error("Could not note the run's baton in the journal: \(error)", metadata: ["session.id": "\(run)"])
         }
@@ -352,7 +352,7 @@ public actor PackEngine {
         do { try database.checkpoint() } catch { logger.warning("Checkpoint failed: \(error)") }
     }
 
-    static func code(for error: RecorderError) -> String {
+    static func code(for error: RecorderError) -> ControlError.Code {
         switch error {
         case .notRecording: "not_recording"
         case .alreadyRecording: "already_recording"

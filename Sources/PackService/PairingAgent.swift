@@ -2,6 +2,7 @@ import BlueZ
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import Synchronization
 
@@ -26,7 +27,7 @@ struct PairingAgentSource: LiveSource {
     let pins: ClassicPINs
     let descriptor = SensorDescriptor(id: SensorID("bluetooth-pairing-agent"), kind: .unknown)
 
-    func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopSignal, logger: Logger) {
+    func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
         while !stop.isSet {
             do {
                 try PairingResponder.run(

@@ -120,10 +120,10 @@ enum LEDPattern: String, CaseIterable, Sendable {
     /// The pattern for the pack's state.
     static func resolve(_ state: PanelState) -> LEDPattern {
         if state.journalFailing { return .error }
-        let recording = state.status.state == "recording" || state.status.state == "paused"
-        if state.status.state == "paused" { return .paused }
+        let recording = state.status.state.isOpen
+        if state.status.state == .paused { return .paused }
         let noFix = state.gpsConfigured && state.status.gps.fix == "none"
-        let missing = state.status.sensors.contains { $0.kind != "gps" && $0.link == "disconnected" }
+        let missing = state.status.sensors.contains { $0.kind != .gps && $0.link == .disconnected }
         if recording {
             if noFix { return .waitingForGPS }
             if missing { return .sensorsMissing }

@@ -5,6 +5,7 @@ import Logging
 import PackControl
 import PackSensors
 import PackSync
+import PackSystem
 import ServiceLifecycle
 import Synchronization
 
@@ -57,9 +58,8 @@ final class GPIOLine: ButtonLine, LEDLine, @unchecked Sendable {
 
     func nextEdge(timeout: Double) throws -> ButtonEdge? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, Int32(max(0, timeout * 1000)))
-        if ready < 0, errno == EINTR { return nil }
-        try syscall("poll", subject: name) { ready }
+        let (ready, pollError) = pollOnce(&poller, timeoutMilliseconds: Int32(max(0, timeout * 1000)))
+        if pollError != 0 { throw SystemError(call: "poll", errno: pollError, subject: name) }
         guard ready > 0 else { return nil }
         var timestamp: UInt64 = 0
         var active: Int32 = 0
@@ -196,20 +196,18 @@ final class PanelService: Service, Sendable {
         Task { [self] in
             defer { activity.withLock { $0.presses += 1 } }
             let state = await engine.status().state
-            let recording = state == "recording" || state == "paused"
-            let command: String
+            let request: ControlRequest
             switch press {
-            case .short where state == "paused": command = "resume"
-            case .short where recording: command = "lap"
+            case .short where state == .paused: request = .resume()
+            case .short where state.isOpen: request = .lap()
             case .short:
                 logger.info("Button: a short press while not recording does nothing (hold it to start)")
                 return
-            case .long: command = recording ? "stop" : "start"
-            }
             // The button keeps every run it stops: the pack has no screen to say that a short one
             // was discarded, and a press cannot say --keep (issue 29).
-            let request =
-                (try? ControlJSON.encode(ControlRequest(command: command, keep: command == "stop" ? true : nil))) ?? ""
+            case .long: request = state.isOpen ? .stop(keep: true) : .start()
+            }
+            let command = request.command
             let reply = await ControlDispatcher.respond(to: request, engine: engine, sync: sync)
             let ok = reply.contains(#""ok":true"#)
             logger.notice(

@@ -3,6 +3,7 @@ import HandoffModel
 import Logging
 import PackSensors
 import PackSync
+import PackSystem
 import SensorCodecs
 import ServiceLifecycle
 import Synchronization
@@ -117,13 +118,6 @@ struct ReplayService: Service {
         }
         await engine.endReplay(events: count, skippedLines: reader.skipped)
     }
-}
-
-/// A one-way flag set from a shutdown handler and read by a loop.
-final class StopFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set() { flag.store(true, ordering: .releasing) }
 }
 
 /// Runs the sync worker and the Wi-Fi monitor that wakes it. On shutdown an upload in flight is

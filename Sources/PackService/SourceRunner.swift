@@ -2,6 +2,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import ServiceLifecycle
 import Synchronization
 
@@ -11,7 +12,7 @@ import Synchronization
 final class SourceRunner: Sendable {
     let stream: AsyncStream<CaptureEvent>
     private let continuation: AsyncStream<CaptureEvent>.Continuation
-    private let running = Mutex<[SensorID: StopSignal]>([:])
+    private let running = Mutex<[SensorID: StopFlag]>([:])
     private let threads = Atomic<Int>(0)
     let logger: Logger
 
@@ -23,7 +24,7 @@ final class SourceRunner: Sendable {
     /// Starts `source` unless one with its id runs already; `false` then.
     @discardableResult
     func start(_ source: any LiveSource) -> Bool {
-        let stop = StopSignal()
+        let stop = StopFlag()
         let id = source.descriptor.id
         let added = running.withLock { map -> Bool in
             guard map[id] == nil else { return false }

@@ -3,6 +3,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import ServiceLifecycle
 import Synchronization
 

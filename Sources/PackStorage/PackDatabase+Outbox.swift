@@ -225,21 +225,21 @@ extension PackDatabase {
     }
 
     /// Notes the baton a run was started with.
-    public func setBaton(_ session: SessionID, group: Int64?, mode: String) throws {
+    public func setBaton(_ session: SessionID, group: Int64?, mode: BatonMode) throws {
         try writer.write { db in
             try db.execute(
                 sql: "UPDATE session SET baton_group = ?, baton_mode = ? WHERE id = ?",
-                arguments: [group, mode, session.rawValue])
+                arguments: [group, mode.rawValue, session.rawValue])
         }
     }
 
     /// The baton a run was started with: its group and `held`, `offline` or `solo`.
-    public func baton(of session: SessionID) throws -> (group: Int64?, mode: String)? {
+    public func baton(of session: SessionID) throws -> (group: Int64?, mode: BatonMode)? {
         try writer.read { db in
             guard
                 let row = try Row.fetchOne(
                     db, sql: "SELECT baton_group, baton_mode FROM session WHERE id = ?", arguments: [session.rawValue]),
-                let mode: String = row["baton_mode"]
+                let name: String = row["baton_mode"], let mode = BatonMode(rawValue: name)
             else { return nil }
             return (row["baton_group"], mode)
         }
@@ -253,4 +253,14 @@ extension PackDatabase {
             try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" }
         }
     }
+}
+
+/// How a run was started with regard to its group's baton (`session.baton_mode`).
+public enum BatonMode: String, Hashable, Sendable {
+    /// Taken on the store.
+    case held
+    /// Claimed offline: the upload claims it.
+    case offline
+    /// Without it.
+    case solo
 }

@@ -13,7 +13,7 @@ extension PackDatabase {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    sensor.address, sensor.addressType, sensor.kind.rawValue, sensor.name, sensor.manufacturer,
+                    sensor.address, sensor.addressType.rawValue, sensor.kind.rawValue, sensor.name, sensor.manufacturer,
                     sensor.model, sensor.firmware, sensor.serialNumber, sensor.location, sensor.batteryPercent,
                     sensor.pairedWallNanoseconds, sensor.lastSeenWallNanoseconds, sensor.profile,
                     sensor.rfcommChannel, sensor.pin,
@@ -27,7 +27,8 @@ extension PackDatabase {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM paired_sensor ORDER BY paired_wall_ns, address").map { row in
                 PairedSensor(
-                    address: row["address"], addressType: row["address_type"], kind: SensorKind(rawValue: row["kind"]),
+                    address: row["address"], addressType: SensorAddressType(rawValue: row["address_type"]) ?? .public,
+                    kind: SensorKind(rawValue: row["kind"]),
                     name: row["name"], manufacturer: row["manufacturer"], model: row["model"],
                     firmware: row["firmware"],
                     serialNumber: row["serial_number"], location: row["location"],

@@ -100,7 +100,8 @@ public final class PackDatabase: Sendable {
                             transport = coalesce(excluded.transport, transport)
                         """,
                     arguments: [
-                        sensor.id.rawValue, sensor.kind.rawValue, sensor.name, sensor.address, sensor.transport,
+                        sensor.id.rawValue, sensor.kind.rawValue, sensor.name, sensor.address,
+                        sensor.transport?.rawValue,
                     ])
             }
         }

@@ -1,6 +1,7 @@
 import CPackSystem
 import Foundation
 import PackControl
+import PackSystem
 import Synchronization
 
 #if canImport(Glibc)

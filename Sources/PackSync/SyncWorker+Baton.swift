@@ -22,11 +22,11 @@ public enum BatonAtStart: Sendable, Hashable {
     }
 
     /// How the journal notes it (`session.baton_mode`).
-    public var mode: (group: Int64?, mode: String)? {
+    public var mode: (group: Int64?, mode: BatonMode)? {
         switch self {
-        case .held(let g, _): (g, "held")
-        case .offline(let g, _): (g, "offline")
-        case .solo(let g, _): (g, "solo")
+        case .held(let g, _): (g, .held)
+        case .offline(let g, _): (g, .offline)
+        case .solo(let g, _): (g, .solo)
         case .none: nil
         }
     }
@@ -86,9 +86,9 @@ extension SyncWorker {
     }
 
     /// `handoff baton`; `recording` is the run being recorded now, if one is.
-    public func batonStatus(recording: Int64? = nil) async throws(ControlError) -> BatonReport {
+    public func batonStatus(recording: Int64? = nil) async throws(SyncError) -> BatonReport {
         guard let client, let link else {
-            throw ControlError(
+            throw SyncError(
                 code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
         }
         do {
@@ -101,29 +101,29 @@ extension SyncWorker {
                 // Free on the store, but this pack is out with a run: say what that run is.
                 let mode = (try? database.baton(of: SessionID(recording)))??.mode
                 report.message =
-                    mode == "offline"
+                    mode == .offline
                     ? "The baton is free on the store; run \(recording), being recorded, claimed it offline: it becomes your leg when the run uploads, if nobody took it meanwhile."
                     : "The baton is free; run \(recording) is being recorded without it (solo), so the next run can take it."
             }
             return report
         } catch {
-            throw ControlError(code: error.code, message: error.message)
+            throw SyncError(code: error.code, message: error.message)
         }
     }
 
     /// `handoff baton pass [MEMBER]`: only once the pack's runs are on the store, so that the leg
     /// being handed on has its distance.
-    public func passBaton(to member: String?) async throws(ControlError) -> BatonReport {
+    public func passBaton(to member: String?) async throws(SyncError) -> BatonReport {
         guard let client, let link else {
-            throw ControlError(
+            throw SyncError(
                 code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
         }
         let waiting: [OutboxEntry]
         do { waiting = try database.outboxWaiting() } catch {
-            throw ControlError(code: "storage", message: "could not read the outbox: \(error)")
+            throw SyncError(code: "storage", message: "could not read the outbox: \(error)")
         }
         if let first = waiting.first {
-            throw ControlError(
+            throw SyncError(
                 code: "not_synced",
                 message:
                     "run \(first.session) has not reached the store yet: `handoff sync`, then pass the baton (so your leg's distance counts)"
@@ -136,7 +136,7 @@ extension SyncWorker {
             report.message = "Passed the baton to \(state.holder ?? member ?? "the next runner")."
             return report
         } catch {
-            throw ControlError(code: error.code, message: error.message)
+            throw SyncError(code: error.code, message: error.message)
         }
     }
 

@@ -24,13 +24,13 @@ struct AddedHomeNetworks: Codable {
         return file.homeSSIDs
     }
 
-    static func save(_ ssids: [String], path: String) throws(ControlError) {
+    static func save(_ ssids: [String], path: String) throws(SyncError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
             try AtomicFile.replace(path, with: try encoder.encode(AddedHomeNetworks(homeSSIDs: ssids)), mode: 0o640)
         } catch {
-            throw ControlError(code: "storage", message: "could not write \(path): \(error)")
+            throw SyncError(code: "storage", message: "could not write \(path): \(error)")
         }
     }
 }
@@ -74,16 +74,16 @@ extension SyncWorker {
     }
 
     /// Makes `name` (default: the Wi-Fi the pack is on now) a home network.
-    public func addHome(_ name: String?) throws(ControlError) -> HomeReport {
+    public func addHome(_ name: String?) throws(SyncError) -> HomeReport {
         guard let ssid = name ?? (network.associated ? network.ssid : nil) else {
-            throw ControlError(
+            throw SyncError(
                 code: "no_wifi",
                 message:
                     "the pack is not on Wi-Fi now (\(network.detail)): give the network's name, `handoff sync home NAME`"
             )
         }
         guard !ssid.isEmpty, ssid.utf8.count <= 32 else {
-            throw ControlError(
+            throw SyncError(
                 code: "bad_request", message: "\"\(ssid)\" cannot be a Wi-Fi name: a name has 1 to 32 bytes")
         }
         if configuration.policy.ssids.contains(ssid) {
@@ -100,14 +100,14 @@ extension SyncWorker {
     }
 
     /// Stops treating `name` as home (only a network added from the CLI).
-    public func removeHome(_ name: String) throws(ControlError) -> HomeReport {
+    public func removeHome(_ name: String) throws(SyncError) -> HomeReport {
         guard addedSSIDs.contains(name) else {
             if configuredSSIDs.contains(name) {
-                throw ControlError(
+                throw SyncError(
                     code: "configured",
                     message: "\"\(name)\" is home because handoff.toml says so: remove it from sync.home_ssids there")
             }
-            throw ControlError(code: "not_found", message: "\"\(name)\" is not a home network")
+            throw SyncError(code: "not_found", message: "\"\(name)\" is not a home network")
         }
         let rest = addedSSIDs.filter { $0 != name }
         try AddedHomeNetworks.save(rest, path: configuration.homeNetworksPath)

@@ -12,11 +12,13 @@ struct LinkFlow {
 extension SyncWorker {
     /// Asks the store for a code and starts polling for the person to enter it. Returns at once
     /// with the code; `linkStatus()` follows the rest.
-    public func beginLink(store: String, name: String?) async throws(ControlError) -> LinkReport {
+    public func beginLink(store: String, name: String?) async throws(SyncError) -> LinkReport {
         let url: URL
-        do { url = try StoreClient.url(store) } catch { throw ControlError(code: error.code, message: error.message) }
+        do { url = try StoreClient.url(store) } catch {
+            throw SyncError(code: error.code, message: error.message)
+        }
         if let link {
-            throw ControlError(
+            throw SyncError(
                 code: "already_linked",
                 message:
                     "this pack is linked to \(link.store)\(link.username.map { " as \($0)" } ?? ""): `handoff unlink` first"
@@ -32,19 +34,20 @@ extension SyncWorker {
             let store = url.absoluteString
             let check: String
             switch SyncWorker.failureReport(error, entry: nil).kind {
-            case "unreachable":
+            case .unreachable:
                 check =
                     "\(error.what). Check the address given to --store, that the store is running, and that this pack is online (`handoff doctor`)"
-            case "store_failed", "busy":
+            case .storeFailed, .busy:
                 check = "\(error.what). Tell the store's operator, or try `handoff link` again later"
             default: check = error.message
             }
-            throw ControlError(
-                code: error.code, message: "could not link to \(store): \(check); the pack is not linked")
+            throw SyncError(
+                code: error.code,
+                message: "could not link to \(store): \(check); the pack is not linked")
         }
         let expires = now().advanced(byNanoseconds: Int64(code.expiresIn) * nanosecondsPerSecond)
         var report = LinkReport(
-            state: "waiting",
+            state: .waiting,
             message: "on a phone or computer, open \(code.verificationURI) and enter the code \(code.userCode)")
         report.store = url.absoluteString
         report.userCode = code.userCode
@@ -63,7 +66,7 @@ extension SyncWorker {
             try? await Task.sleep(for: .seconds(interval))
             if Task.isCancelled { return }
             if now() > expires {
-                endLink("expired", "the code expired before it was entered: run `handoff link` again")
+                endLink(.expired, "the code expired before it was entered: run `handoff link` again")
                 return
             }
             do {
@@ -71,10 +74,10 @@ extension SyncWorker {
                 case .pending: continue
                 case .slowDown: interval += 5
                 case .expired:
-                    endLink("expired", "the code expired before it was entered: run `handoff link` again")
+                    endLink(.expired, "the code expired before it was entered: run `handoff link` again")
                     return
                 case .denied:
-                    endLink("denied", "the code was refused on the store: run `handoff link` to try again")
+                    endLink(.denied, "the code was refused on the store: run `handoff link` to try again")
                     return
                 case .linked(let token, let username):
                     linked(
@@ -88,7 +91,7 @@ extension SyncWorker {
                     linking?.report.message =
                         "still waiting for the code \(code.userCode); the store did not answer the last poll (\(error.message))"
                 } else {
-                    endLink("failed", "linking failed: \(error.message)")
+                    endLink(.failed, "linking failed: \(error.message)")
                     return
                 }
             }
@@ -97,7 +100,7 @@ extension SyncWorker {
 
     func linked(_ newLink: StoreLink) {
         do { try newLink.save(path: configuration.linkPath) } catch {
-            endLink("failed", "linked, but \(error.message): the pack cannot keep its token; fix that and link again")
+            endLink(.failed, "linked, but \(error.message): the pack cannot keep its token; fix that and link again")
             return
         }
         link = newLink
@@ -106,7 +109,7 @@ extension SyncWorker {
         storeFailures = 0
         storeRetryAt = nil
         var report = LinkReport(
-            state: "linked",
+            state: .linked,
             message:
                 "linked to \(newLink.store)\(newLink.username.map { " as \($0)" } ?? "")"
         )
@@ -117,26 +120,26 @@ extension SyncWorker {
         wakeup.poke()
     }
 
-    func endLink(_ state: String, _ message: String) {
+    func endLink(_ state: StoreLinkState, _ message: String) {
         linking?.report.state = state
         linking?.report.message = message
         logger.notice("Linking ended: \(message)")
     }
 
     public func linkStatus() -> LinkReport {
-        if let linking, linking.report.state != "linked" { return linking.report }
+        if let linking, linking.report.state != .linked { return linking.report }
         if let link {
             var report = LinkReport(
-                state: "linked", message: "linked to \(link.store)\(link.username.map { " as \($0)" } ?? "")")
+                state: .linked, message: "linked to \(link.store)\(link.username.map { " as \($0)" } ?? "")")
             report.store = link.store
             report.username = link.username
             if let unlinkedByStore {
-                report.state = "unlinked_by_store"
+                report.state = .unlinkedByStore
                 report.message = unlinkedByStore
             }
             return report
         }
-        return LinkReport(state: "unlinked", message: "this pack is not linked to a store: `handoff link --store URL`")
+        return LinkReport(state: .unlinked, message: "this pack is not linked to a store: `handoff link --store URL`")
     }
 
     /// Forgets the store: tells it (so the pack leaves the account's devices), then removes the
@@ -145,7 +148,7 @@ extension SyncWorker {
         linking?.task?.cancel()
         linking = nil
         guard let link else {
-            return LinkReport(state: "unlinked", message: "this pack was not linked")
+            return LinkReport(state: .unlinked, message: "this pack was not linked")
         }
         var message = "unlinked from \(link.store); runs stay on the pack"
         if let client {
@@ -160,6 +163,6 @@ extension SyncWorker {
         unlinkedByStore = nil
         current = nil
         logger.notice("Unlinked from \(link.store)")
-        return LinkReport(state: "unlinked", message: message)
+        return LinkReport(state: .unlinked, message: message)
     }
 }

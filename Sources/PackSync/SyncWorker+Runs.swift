@@ -25,10 +25,10 @@ extension SyncWorker {
     public func isUploading(_ run: SessionID) -> Bool { current?.run == run.rawValue }
 
     /// Deletes a synced run on the store. Any failure (not linked, unreachable, refused) is a
-    /// `ControlError` whose sentence says that nothing was deleted and what to do.
-    public func deleteFromStore(uuid: String, run: Int64) async throws(ControlError) {
+    /// `SyncError` whose sentence says that nothing was deleted and what to do.
+    public func deleteFromStore(uuid: String, run: Int64) async throws(SyncError) {
         let refused = { (why: String) in
-            ControlError(
+            SyncError(
                 code: "store_not_told",
                 message:
                     "run \(run) is on the store, and \(why): nothing was deleted. Try again when the store answers, or `handoff delete \(run) --local-only` deletes it on the pack only (it stays on the store and in its groups' totals)"

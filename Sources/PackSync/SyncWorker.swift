@@ -5,6 +5,7 @@ import HandoffModel
 import Logging
 import PackControl
 import PackStorage
+import PackSystem
 
 /// How the pack syncs: `[sync]` and `[privacy]` in handoff.toml.
 public struct SyncConfiguration: Sendable {
@@ -206,11 +207,11 @@ public actor SyncWorker {
         guard let client, unlinkedByStore == nil, mayUpload else {
             if link == nil {
                 requestResult?.problem = SyncFailureReport(
-                    run: nil, uuid: nil, kind: "not_linked", code: "not_linked",
+                    run: nil, uuid: nil, kind: .notLinked, code: "not_linked",
                     message: "this pack is not linked to a store: `handoff link --store URL`")
             } else if let unlinkedByStore {
                 requestResult?.problem = SyncFailureReport(
-                    run: nil, uuid: nil, kind: "unlinked", code: "unauthorized", message: unlinkedByStore)
+                    run: nil, uuid: nil, kind: .unlinked, code: "unauthorized", message: unlinkedByStore)
             }
             return
         }
@@ -228,7 +229,7 @@ public actor SyncWorker {
         do { due = try database.outboxDue(now: start) } catch {
             logger.error("Could not read the outbox: \(error)")
             requestResult?.problem = SyncFailureReport(
-                run: nil, uuid: nil, kind: "pack", code: "storage", message: "could not read the outbox: \(error)")
+                run: nil, uuid: nil, kind: .pack, code: "storage", message: "could not read the outbox: \(error)")
             return
         }
         guard !due.isEmpty else {
@@ -271,14 +272,14 @@ public actor SyncWorker {
 
     /// A failure as the person who asked reads it.
     static func failureReport(_ failure: SyncFailure, entry: OutboxEntry?) -> SyncFailureReport {
-        let kind: String
+        let kind: SyncFailureKind
         switch (failure.action, failure.code) {
-        case (.unlinked, _): kind = "unlinked"
-        case (.needsPerson, "payload"), (.needsPerson, "not_finished"): kind = "pack"
-        case (.needsPerson, _): kind = "refused"
-        case (.retry, "server_error"), (.retry, "bad_reply"): kind = "store_failed"
-        case (.retry, "network"), (.retry, "timeout"), (.retry, "tls"), (.retry, "cancelled"): kind = "unreachable"
-        case (.retry, _): kind = "busy"
+        case (.unlinked, _): kind = .unlinked
+        case (.needsPerson, "payload"), (.needsPerson, "not_finished"): kind = .pack
+        case (.needsPerson, _): kind = .refused
+        case (.retry, "server_error"), (.retry, "bad_reply"): kind = .storeFailed
+        case (.retry, "network"), (.retry, "timeout"), (.retry, "tls"), (.retry, "cancelled"): kind = .unreachable
+        case (.retry, _): kind = .busy
         }
         return SyncFailureReport(
             run: entry?.session.rawValue, uuid: entry?.uuid, kind: kind, code: failure.code, message: failure.what)
@@ -430,33 +431,33 @@ public actor SyncWorker {
         let home = policy.allowsUpload(network)
         let waiting = (try? database.outboxWaiting()) ?? []
         let totals = try? database.outboxTotals()
-        let state: String
+        let state: SyncState
         let message: String
         if link == nil {
-            state = "not_linked"
+            state = .notLinked
             message = "this pack is not linked to a store: `handoff link --store URL`"
         } else if let unlinkedByStore {
-            state = "unlinked_by_store"
+            state = .unlinkedByStore
             message = unlinkedByStore
         } else if let current {
-            state = "uploading"
+            state = .uploading
             message = "uploading run \(current.run) (\(current.index) of \(current.of))"
         } else if checking {
-            state = "checking"
+            state = .checking
             message = "asking the store whether it answers"
         } else if waiting.isEmpty {
-            state = "idle"
+            state = .idle
             message = "every finished run is on the store"
         } else if !mayUpload {
-            state = "away"
+            state = .away
             message =
                 "\(Format.count(waiting.count, "run")) waiting until the pack is home: \(policy.describe(network))"
         } else if waiting.allSatisfy(\.held) {
-            state = "held"
+            state = .held
             message =
                 "\(Format.count(waiting.count, "run")) refused by the store waiting for you: see last_error, then `handoff sync`"
         } else {
-            state = "waiting"
+            state = .waiting
             message = "\(Format.count(waiting.count, "run")) waiting for the next attempt"
         }
         var report = SyncStatusReport(

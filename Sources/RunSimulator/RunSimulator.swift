@@ -24,11 +24,11 @@ public enum RunSimulator {
 
     /// The sensors a simulated pack has paired.
     public static let sensors: [SensorDescriptor] = [
-        SensorDescriptor(id: "gps0", kind: .gps, name: "u-blox NEO-M8N", address: "/dev/serial0", transport: "serial"),
+        SensorDescriptor(id: "gps0", kind: .gps, name: "u-blox NEO-M8N", address: "/dev/serial0", transport: .serial),
         SensorDescriptor(
-            id: "hr0", kind: .heartRate, name: "Polar H10 5A1B2C3D", address: "A0:9E:1A:5A:1B:2C", transport: "ble"),
+            id: "hr0", kind: .heartRate, name: "Polar H10 5A1B2C3D", address: "A0:9E:1A:5A:1B:2C", transport: .ble),
         SensorDescriptor(
-            id: "pod0", kind: .footpod, name: "Stryd 3E4F", address: "D4:5A:3B:1C:2D:3E", transport: "ble"),
+            id: "pod0", kind: .footpod, name: "Stryd 3E4F", address: "D4:5A:3B:1C:2D:3E", transport: .ble),
     ]
 }
 

@@ -33,7 +33,7 @@ public enum CaptureCodec {
         object.append("kind", .string(sensor.kind.rawValue))
         if let name = sensor.name { object.append("name", .string(name)) }
         if let address = sensor.address { object.append("address", .string(address)) }
-        if let transport = sensor.transport { object.append("transport", .string(transport)) }
+        if let transport = sensor.transport { object.append("transport", .string(transport.rawValue)) }
         return object
     }
 
@@ -110,7 +110,7 @@ public enum CaptureCodec {
                     kind: SensorKind(rawValue: try requiredString(s, "kind")),
                     name: try optionalString(s, "name"),
                     address: try optionalString(s, "address"),
-                    transport: try optionalString(s, "transport")))
+                    transport: try optionalString(s, "transport").map(SensorTransport.init(rawValue:))))
         }
         var truth: SimulationTruth?
         if let sim = object["simulation"]?.objectValue {

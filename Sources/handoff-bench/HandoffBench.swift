@@ -62,7 +62,7 @@ enum HandoffBench {
         let client = GATTClient(
             bearer: SocketATTBearer(adopting: fds[0]), now: { PackClock.system.monotonic().seconds })
         let sensor = SensorID("F0:F0:F0:00:00:01")
-        var pipeline = RunPipeline(sensors: [SensorDescriptor(id: sensor, kind: .heartRate, transport: "ble")])
+        var pipeline = RunPipeline(sensors: [SensorDescriptor(id: sensor, kind: .heartRate, transport: .ble)])
         _ = pipeline.process(CaptureEvent(monotonic: PackClock.system.monotonic(), body: .command(.start)))
         var decoded = 0
         var points = 0
@@ -117,7 +117,7 @@ enum HandoffBench {
 
         let stream = RFCOMMStream(adopting: fds[0])
         let sensor = SensorID("00:07:80:12:34:56")
-        var pipeline = RunPipeline(sensors: [SensorDescriptor(id: sensor, kind: .heartRate, transport: "rfcomm")])
+        var pipeline = RunPipeline(sensors: [SensorDescriptor(id: sensor, kind: .heartRate, transport: .rfcomm)])
         _ = pipeline.process(CaptureEvent(monotonic: PackClock.system.monotonic(), body: .command(.start)))
         var framer = ClassicStrapFramer(profile: .zephyrHxM)
         var points = 0

@@ -5,6 +5,7 @@ import HandoffModel
 import Logging
 import PackStorage
 import PackSync
+import PackSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import PackControl
+import PackSystem
 import TestSupport
 import Testing
 
@@ -70,7 +71,7 @@ struct BadInputTests {
             socket.close()
         }
         // Still serving.
-        #expect(try daemon.client.send(ControlRequest(command: "status"), expecting: StatusReport.self).state == "idle")
+        #expect(try daemon.client.send(.status, expecting: StatusReport.self).state == .idle)
     }
 
     @Test("A second handoffd on the same socket refuses to start instead of stealing it")
@@ -84,6 +85,6 @@ struct BadInputTests {
         second.process.waitUntilExit()
         #expect(second.process.terminationStatus != 0)
         #expect(second.log.contains("Another handoffd is already listening"))
-        #expect(try first.client.send(ControlRequest(command: "status"), expecting: StatusReport.self).state == "idle")
+        #expect(try first.client.send(.status, expecting: StatusReport.self).state == .idle)
     }
 }

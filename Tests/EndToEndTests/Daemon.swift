@@ -42,7 +42,7 @@ final class Daemon: @unchecked Sendable {
     func waitUntilReady(timeout: Duration = .seconds(30)) async throws -> StatusReport {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let status = try? client.send(ControlRequest(command: "status"), expecting: StatusReport.self) {
+            if let status = try? client.send(.status, expecting: StatusReport.self) {
                 return status
             }
             guard process.isRunning else {
@@ -57,7 +57,7 @@ final class Daemon: @unchecked Sendable {
     func waitFor(timeout: Duration = .seconds(120), _ condition: (StatusReport) -> Bool) async throws -> StatusReport {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let status = try client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
+            let status = try client.send(.status, expecting: StatusReport.self)
             if condition(status) { return status }
             guard ContinuousClock.now < deadline else {
                 throw DaemonFailure("timed out; last status \(status.state): \(log)")

@@ -28,7 +28,7 @@ struct DaemonTests {
         let daemon = try Daemon(in: dir, arguments: ["--replay", demoCapturePath, "--speed", "max"])
         defer { daemon.terminate() }
         try await daemon.waitUntilReady()
-        let status = try await daemon.waitFor { $0.replay?.finished == true && $0.state == "finished" }
+        let status = try await daemon.waitFor { $0.replay?.finished == true && $0.state == .finished }
         let truth = try #require(status.replay?.simulatedDistanceM)
 
         let runs = try handoff(["runs", "--json", "--socket", daemon.socket])
@@ -87,7 +87,7 @@ struct DaemonTests {
         #expect(result.status == 1 && result.stderr.contains("no run has started"))
         result = try handoff(["start", "--json"] + socket)
         #expect(result.status == 0)
-        #expect(try JSONDecoder().decode(CommandReport.self, from: Data(result.stdout.utf8)).state == "recording")
+        #expect(try JSONDecoder().decode(CommandReport.self, from: Data(result.stdout.utf8)).state == .recording)
         result = try handoff(["start"] + socket)
         #expect(result.status == 1 && result.stderr.contains("already being recorded"))
         // A lap needs a recorded second in it: waits for the first point, however late it comes.
@@ -99,7 +99,7 @@ struct DaemonTests {
         #expect(status.stdout.contains("Recording run 1"))
         // A recorded second after the lap (and the pause), so that a last lap exists.
         let pointsAtResume =
-            try daemon.client.send(ControlRequest(command: "status"), expecting: StatusReport.self).points ?? 0
+            try daemon.client.send(.status, expecting: StatusReport.self).points ?? 0
         _ = try await daemon.waitFor { ($0.points ?? 0) > pointsAtResume }
         // A few seconds with no distance: kept only because it is asked for (issue 29).
         result = try handoff(["stop", "--keep"] + socket)
@@ -144,7 +144,7 @@ struct DaemonTests {
         defer { dir.remove() }
         let daemon = try Daemon(in: dir, arguments: ["--replay", demoCapturePath, "--speed", "30"])
         try await daemon.waitUntilReady()
-        _ = try await daemon.waitFor { $0.state == "recording" && ($0.elapsedS ?? 0) > 20 }
+        _ = try await daemon.waitFor { $0.state == .recording && ($0.elapsedS ?? 0) > 20 }
         daemon.terminate()
         #expect(daemon.process.terminationStatus == 0, "\(daemon.log)")
         let (state, recovered, points, integrity) = try await daemon.openDatabase().read { db in

@@ -17,7 +17,7 @@ struct ExportImportTests {
         let daemon = try Daemon(in: dir, arguments: ["--replay", demoCapturePath, "--speed", "max"])
         defer { daemon.terminate() }
         try await daemon.waitUntilReady()
-        _ = try await daemon.waitFor { $0.replay?.finished == true && $0.state == "finished" }
+        _ = try await daemon.waitFor { $0.replay?.finished == true && $0.state == .finished }
         let socket = ["--socket", daemon.socket]
 
         let shown = try handoff(["show", "last", "--json"] + socket)

@@ -16,7 +16,7 @@ import Testing
         defer { daemon.terminate() }
         _ = try await daemon.waitUntilReady()
         let ended = try await daemon.waitFor { $0.replay?.finished == true }
-        #expect(ended.sensors.count == 3 && ended.sensors.allSatisfy { !$0.fresh && $0.link == "ended" })
+        #expect(ended.sensors.count == 3 && ended.sensors.allSatisfy { !$0.fresh && $0.link == .ended })
         #expect(ended.gps.fix == "none" && ended.hrBpm == nil)
         let socket = ["--socket", daemon.socket]
 

@@ -114,8 +114,8 @@ struct SystemdNotifyTests {
         #expect(ready != nil, "no READY=1: \(daemon.log)")
         #expect(ready?.fields["STATUS"]?.hasPrefix("Ready") == true)
         // READY means the pack answers: the control socket is there when it arrives.
-        let status = try daemon.client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
-        #expect(status.state == "idle")
+        let status = try daemon.client.send(.status, expecting: StatusReport.self)
+        #expect(status.state == .idle)
 
         // Pinging at half the interval.
         try await Task.sleep(for: .seconds(3))
@@ -130,7 +130,7 @@ struct SystemdNotifyTests {
         let client = daemon.client
         let stalled = Task.detached {
             try? ControlClient(socketPath: client.socketPath, timeoutSeconds: 20).send(
-                ControlRequest(command: "debug_stall", seconds: 8), expecting: String.self)
+                .debugStall(seconds: 8), expecting: String.self)
         }
         _ = await stalled.value
         try await Task.sleep(for: .seconds(3))

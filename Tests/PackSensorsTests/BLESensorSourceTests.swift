@@ -3,6 +3,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import Synchronization
 import TestSupport
@@ -14,7 +15,7 @@ import Testing
 @Suite("BLE sensor source over a socket pair instead of L2CAP (no kernel Bluetooth here)")
 struct BLESensorSourceTests {
     static let strap = PairedSensor(
-        address: "F0:F0:F0:00:00:01", addressType: "public", kind: .heartRate, name: "Handoff HR",
+        address: "F0:F0:F0:00:00:01", addressType: .public, kind: .heartRate, name: "Handoff HR",
         pairedWallNanoseconds: 0)
 
     /// A strap's ATT server: MTU, discovery of Heart Rate and Battery, both subscribed.
@@ -50,7 +51,7 @@ struct BLESensorSourceTests {
             throw BlueZError.connectTimedOut(address: "F0:F0:F0:00:00:01", seconds: 20)
         }
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         let thread = Thread { [source] in
             source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test"))
         }
@@ -102,7 +103,7 @@ struct BLESensorSourceTests {
             throw BlueZError.cancelled
         }
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         defer { stop.set() }
         let done = Atomic<Bool>(false)
         let thread = Thread { [source] in

@@ -3,6 +3,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import Synchronization
 import TestSupport
@@ -18,7 +19,7 @@ import Testing
 @Suite("Classic strap source over a socket pair instead of RFCOMM (no kernel Bluetooth here)")
 struct ClassicStrapSourceTests {
     static let hxm = PairedSensor(
-        address: "00:07:80:12:34:56", addressType: "bredr", kind: .heartRate, name: "HXM026001",
+        address: "00:07:80:12:34:56", addressType: .bredr, kind: .heartRate, name: "HXM026001",
         pairedWallNanoseconds: 0, profile: "zephyr-hxm", pin: "1234")
 
     static func frame(_ n: Int, battery: UInt8 = 90) -> [UInt8] {
@@ -31,7 +32,7 @@ struct ClassicStrapSourceTests {
     /// Runs `source` until `done` or 10 s, then stops it.
     static func run(_ source: ClassicStrapSource, until done: (EventCollector) -> Bool) -> EventCollector {
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         let thread = Thread { source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }
         thread.start()
         let deadline = Date().addingTimeInterval(10)

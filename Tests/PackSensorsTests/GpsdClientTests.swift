@@ -2,6 +2,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import TestSupport
 import Testing
@@ -34,7 +35,7 @@ struct GpsdClientTests {
             gpsfake.kill9()
         }
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         var source = GpsdSource(id: "gps0", host: "127.0.0.1", port: port)
         source.backoff = Backoff(initial: 0.05, maximum: 0.2)
         let client = source

@@ -2,6 +2,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import TestSupport
 import Testing
@@ -21,7 +22,7 @@ struct IIOTests {
         _ source: any LiveSource, until done: (EventCollector) -> Bool, timeout: Double = 10
     ) -> EventCollector {
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         let thread = Thread { source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }
         thread.start()
         let deadline = Date().addingTimeInterval(timeout)
@@ -63,14 +64,14 @@ struct IIOTests {
         try Self.write(dir.path + "/bus/iio/devices/iio:device1/in_accel_x_raw", "0\n")
         let accel = PedometerSelection.source(
             order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
-        #expect(accel?.descriptor.transport == "iio-accel")
+        #expect(accel?.descriptor.transport == .iioAccel)
         try Self.write(dir.path + "/bus/iio/devices/iio:device0/in_steps_input", "0\n")
         let counter = PedometerSelection.source(
             order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
-        #expect(counter?.descriptor.transport == "iio-steps")
+        #expect(counter?.descriptor.transport == .iioSteps)
         let accelFirst = PedometerSelection.source(
             order: ["accelerometer", "step-counter"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
-        #expect(accelFirst?.descriptor.transport == "iio-accel")
+        #expect(accelFirst?.descriptor.transport == .iioAccel)
     }
 
     @Test("Scan types parse as the IIO ABI writes them, and records unpack with alignment and sign")

@@ -1,4 +1,5 @@
 import HandoffModel
+import PackSystem
 import Testing
 
 @testable import PackSensors
@@ -9,7 +10,7 @@ struct LinkKeeperTests {
     static func warnings(cycles: Int, held: Double, steadyAfter: Double) -> [Int] {
         var keeper = LinkKeeper(sensor: "gps0", backoff: Backoff(initial: 0.001, maximum: 0.001))
         keeper.steadyAfter = steadyAfter
-        let stop = StopSignal()
+        let stop = StopFlag()
         var warned: [Int] = []
         for _ in 0..<cycles {
             keeper.up(reason: "gpsd", emit: { _ in })

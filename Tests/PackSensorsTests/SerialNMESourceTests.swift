@@ -2,6 +2,7 @@ import Foundation
 import HandoffModel
 import Logging
 import PackSensors
+import PackSystem
 import SensorCodecs
 import Synchronization
 import TestSupport
@@ -53,7 +54,7 @@ struct SerialNMESourceTests {
         var masterOpen = true
         defer { if masterOpen { close(master) } }
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         defer { stop.set() }
         let source = SerialNMEASource(id: "gps0", device: path, baudRate: 38400)
         let thread = Thread { source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }
@@ -103,7 +104,7 @@ struct SerialNMESourceTests {
         let device = directory.file("ttyGPS").path
         let warnings = CapturedLog()
         let collector = EventCollector()
-        let stop = StopSignal()
+        let stop = StopFlag()
         defer { stop.set() }
         let source = SerialNMEASource(id: "gps0", device: device, baudRate: 9600)
         let done = Atomic(false)

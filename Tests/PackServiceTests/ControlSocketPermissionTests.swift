@@ -1,5 +1,6 @@
 import Foundation
 import PackControl
+import PackSystem
 import TestSupport
 import Testing
 

@@ -146,35 +146,35 @@ struct LEDPatternTests {
     }
 
     static func state(
-        _ run: String, fix: String = "3d", sensors: [(String, String?)] = [], syncing: Bool = false,
+        _ run: SessionState, fix: String = "3d", sensors: [(String, SensorLink?)] = [], syncing: Bool = false,
         failing: Bool = false, gps: Bool = true
     ) -> PanelState {
         let report = StatusReport(
             state: run, gps: GPSReport(fix: fix),
             sensors: sensors.map {
                 SensorReport(
-                    id: $0.0, kind: $0.0 == "gps0" ? "gps" : "heart_rate", name: nil, link: $0.1, lastSeenS: nil,
-                    fresh: $0.1 == "connected", inGap: false, decoded: 0, skipped: 0, rejected: 0, lastError: nil)
+                    id: $0.0, kind: $0.0 == "gps0" ? .gps : .heartRate, name: nil, link: $0.1, lastSeenS: nil,
+                    fresh: $0.1 == .connected, inGap: false, decoded: 0, skipped: 0, rejected: 0, lastError: nil)
             }, recoveredRuns: [], version: "test")
         return PanelState(status: report, gpsConfigured: gps, syncing: syncing, journalFailing: failing)
     }
 
     @Test("The pattern follows the state, by priority")
     func resolution() {
-        let strapGone = [("hr0", Optional("disconnected"))]
-        let strapOn = [("hr0", Optional("connected"))]
-        #expect(LEDPattern.resolve(Self.state("idle")) == .idle)
-        #expect(LEDPattern.resolve(Self.state("idle", fix: "none")) == .waitingForGPS)
-        #expect(LEDPattern.resolve(Self.state("idle", fix: "none", gps: false)) == .idle)
-        #expect(LEDPattern.resolve(Self.state("idle", sensors: strapGone)) == .sensorsMissing)
-        #expect(LEDPattern.resolve(Self.state("idle", sensors: strapOn, syncing: true)) == .syncing)
-        #expect(LEDPattern.resolve(Self.state("recording", sensors: strapOn)) == .recording)
-        #expect(LEDPattern.resolve(Self.state("recording", sensors: strapOn, syncing: true)) == .recording)
-        #expect(LEDPattern.resolve(Self.state("recording", sensors: strapGone)) == .sensorsMissing)
-        #expect(LEDPattern.resolve(Self.state("recording", fix: "none", sensors: strapGone)) == .waitingForGPS)
-        #expect(LEDPattern.resolve(Self.state("paused", fix: "none", sensors: strapGone)) == .paused)
-        #expect(LEDPattern.resolve(Self.state("paused", failing: true)) == .error)
-        #expect(LEDPattern.resolve(Self.state("finished")) == .idle)
+        let strapGone: [(String, SensorLink?)] = [("hr0", .disconnected)]
+        let strapOn: [(String, SensorLink?)] = [("hr0", .connected)]
+        #expect(LEDPattern.resolve(Self.state(.idle)) == .idle)
+        #expect(LEDPattern.resolve(Self.state(.idle, fix: "none")) == .waitingForGPS)
+        #expect(LEDPattern.resolve(Self.state(.idle, fix: "none", gps: false)) == .idle)
+        #expect(LEDPattern.resolve(Self.state(.idle, sensors: strapGone)) == .sensorsMissing)
+        #expect(LEDPattern.resolve(Self.state(.idle, sensors: strapOn, syncing: true)) == .syncing)
+        #expect(LEDPattern.resolve(Self.state(.recording, sensors: strapOn)) == .recording)
+        #expect(LEDPattern.resolve(Self.state(.recording, sensors: strapOn, syncing: true)) == .recording)
+        #expect(LEDPattern.resolve(Self.state(.recording, sensors: strapGone)) == .sensorsMissing)
+        #expect(LEDPattern.resolve(Self.state(.recording, fix: "none", sensors: strapGone)) == .waitingForGPS)
+        #expect(LEDPattern.resolve(Self.state(.paused, fix: "none", sensors: strapGone)) == .paused)
+        #expect(LEDPattern.resolve(Self.state(.paused, failing: true)) == .error)
+        #expect(LEDPattern.resolve(Self.state(.finished)) == .idle)
     }
 }
 
@@ -301,11 +301,11 @@ struct PanelServiceTests {
         try await gpio.press(held: 0.2)
         for _ in 0..<2400 where panel.pressesHandled == pressesBefore { try await Task.sleep(for: .milliseconds(50)) }
         #expect(panel.pressesHandled == pressesBefore + 1, "the panel did not act on the short press")
-        #expect(await engine.status().state == "idle")
+        #expect(await engine.status().state == .idle)
 
         // Long: recording; the LED is then on and stays on.
         try await gpio.press(held: 1.3)
-        let recording = try await waitFor("recording") { $0.state == "recording" }
+        let recording = try await waitFor("recording") { $0.state == .recording }
         #expect(recording.lap == 1)
         for _ in 0..<2400 where panel.pattern != .recording || gpio.levels.last?.lit != true {
             try await Task.sleep(for: .milliseconds(50))
@@ -349,11 +349,11 @@ struct PanelServiceTests {
         #expect(!darks.isEmpty && darks.allSatisfy { $0 >= 1.795 }, "dark \(darks)")
         // A short press resumes a paused run.
         try await gpio.press(held: 0.1)
-        _ = try await waitFor("resumed") { $0.state == "recording" }
+        _ = try await waitFor("resumed") { $0.state == .recording }
 
         // Long: stopped, the run is in the journal with its two laps, the LED back to idle.
         try await gpio.press(held: 1.2)
-        _ = try await waitFor("stopped") { $0.state != "recording" && $0.state != "paused" }
+        _ = try await waitFor("stopped") { $0.state != .recording && $0.state != .paused }
         for _ in 0..<2400 where panel.pattern != .idle { try await Task.sleep(for: .milliseconds(50)) }
         #expect(panel.pattern == .idle)
         let runs = try database.runs(limit: 5)
@@ -388,7 +388,7 @@ struct PanelServiceTests {
             try await Task.sleep(for: .milliseconds(50))
             status = await engine.status()
         }
-        #expect(status.state == "recording", "a long press stopped the run")
+        #expect(status.state == .recording, "a long press stopped the run")
         #expect(status.lap == 2)
     }
 }

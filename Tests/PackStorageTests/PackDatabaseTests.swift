@@ -132,7 +132,7 @@ struct PackDatabaseTests {
         let db = try PackDatabase.inMemory()
         try db.registerSensors([
             SensorDescriptor(
-                id: "hr0", kind: .heartRate, name: "Polar H10", address: "A0:9E:1A:00:00:01", transport: "ble")
+                id: "hr0", kind: .heartRate, name: "Polar H10", address: "A0:9E:1A:00:00:01", transport: .ble)
         ])
         let id = try db.beginSession(uuid: "s", startMonotonic: Self.start, startWall: Self.wall, source: "live")
         var batch = SessionBatch(session: id)

@@ -6,11 +6,11 @@ import Testing
 @Suite("Paired sensors in the journal")
 struct PairedSensorTests {
     static let strap = PairedSensor(
-        address: "F0:F0:F0:00:00:01", addressType: "public", kind: .heartRate, name: "Handoff HR",
+        address: "F0:F0:F0:00:00:01", addressType: .public, kind: .heartRate, name: "Handoff HR",
         manufacturer: "Handoff Test", model: "HR-1", firmware: "1.0.0", serialNumber: "0001", location: "chest",
         batteryPercent: 87, pairedWallNanoseconds: 1_000)
     static let pod = PairedSensor(
-        address: "C6:55:44:33:22:11", addressType: "random", kind: .footpod, name: "Handoff Footpod",
+        address: "C6:55:44:33:22:11", addressType: .random, kind: .footpod, name: "Handoff Footpod",
         pairedWallNanoseconds: 2_000)
 
     @Test("Pairing saves a sensor; listing returns them in pairing order with every field")
@@ -52,7 +52,7 @@ struct PairedSensorTests {
     }
 
     static let hxm = PairedSensor(
-        address: "00:07:80:12:34:56", addressType: "bredr", kind: .heartRate, name: "HXM026001", manufacturer: "Zephyr",
+        address: "00:07:80:12:34:56", addressType: .bredr, kind: .heartRate, name: "HXM026001", manufacturer: "Zephyr",
         model: "HxM", batteryPercent: 90, pairedWallNanoseconds: 3_000, profile: "zephyr-hxm", pin: "1234")
 
     @Test("A classic strap keeps its protocol, channel and PIN; classic addresses need a known protocol")
@@ -67,7 +67,7 @@ struct PairedSensorTests {
         try db.savePairedSensor(polar)
         try db.savePairedSensor(Self.strap)
         #expect(try db.pairedSensors() == [Self.strap, Self.hxm, polar])
-        #expect(Self.hxm.descriptor.transport == "rfcomm" && Self.strap.descriptor.transport == "ble")
+        #expect(Self.hxm.descriptor.transport == .rfcomm && Self.strap.descriptor.transport == .ble)
         var noProfile = Self.hxm
         noProfile.profile = nil
         var unknown = Self.hxm

@@ -40,14 +40,14 @@ struct PackBatonTests {
             }
             #expect(bobGroup == Int64(group.id) && bobMessage.contains("adele has held the baton"))
             #expect(try await adaPack.worker.batonStatus().youHold)
-            #expect(await adaPack.worker.batonForStart(solo: true).mode?.mode == "solo")
+            #expect(await adaPack.worker.batonForStart(solo: true).mode?.mode == .solo)
 
             // Her run has not synced: passing is refused until it has.
             var random = SeededRandom(seed: 11)
             let adaRun = try adaPack.addRuns(1, first: nowWall.advanced(byNanoseconds: 1_000_000_000), random: &random)
             let adaSession = try #require(try adaPack.database.resolveRun(adaRun.keys.first!))
-            try adaPack.database.setBaton(adaSession, group: Int64(group.id), mode: "held")
-            await #expect(throws: ControlError.self) { try await adaPack.worker.passBaton(to: nil) }
+            try adaPack.database.setBaton(adaSession, group: Int64(group.id), mode: .held)
+            await #expect(throws: SyncError.self) { try await adaPack.worker.passBaton(to: nil) }
             let worker = Task { await adaPack.worker.run() }
             try await adaPack.waitUntilSynced()
             await adaPack.worker.stop()
@@ -60,15 +60,15 @@ struct PackBatonTests {
 
             // Cyril learns his group online (Bruno holds the baton: solo), then starts offline: the
             // run claims the baton. Bruno releases it; the claim is accepted when the run syncs.
-            #expect(await cydPack.worker.batonForStart(solo: false).mode?.mode == "solo")
+            #expect(await cydPack.worker.batonForStart(solo: false).mode?.mode == .solo)
             proxy.setFaults(true)
             let offline = await cydPack.worker.batonForStart(solo: false)
-            #expect(offline.mode?.mode == "offline" && offline.mode?.group == Int64(group.id))
+            #expect(offline.mode?.mode == .offline && offline.mode?.group == Int64(group.id))
             proxy.setFaults(false)
             #expect(try await store.call(.post, "/v1/groups/\(group.id)/baton/release", token: bob).status == 204)
             let cydRun = try cydPack.addRuns(1, first: nowWall.advanced(byNanoseconds: 2_000_000_000), random: &random)
             let cydSession = try #require(try cydPack.database.resolveRun(cydRun.keys.first!))
-            try cydPack.database.setBaton(cydSession, group: Int64(group.id), mode: "offline")
+            try cydPack.database.setBaton(cydSession, group: Int64(group.id), mode: .offline)
             let cydWorker = Task { await cydPack.worker.run() }
             try await cydPack.waitUntilSynced()
             await cydPack.worker.stop()

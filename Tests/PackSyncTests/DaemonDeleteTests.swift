@@ -49,7 +49,7 @@ extension DaemonSyncTests {
             }
             let client = ControlClient(socketPath: socket, timeoutSeconds: 10)
             _ = try await Self.until("handoffd") {
-                try client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
+                try client.send(.status, expecting: StatusReport.self)
             }
             let link = try runProcess(
                 Products.url("handoff"),
@@ -58,8 +58,8 @@ extension DaemonSyncTests {
             let started = try ControlJSON.decode(LinkReport.self, from: link.stdout)
             try await store.approve(token, userCode: try #require(started.userCode))
             _ = try await Self.until("the link") {
-                let report = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self)
-                return report.state == "linked" ? report : nil
+                let report = try client.send(.linkStatus, expecting: LinkReport.self)
+                return report.state == .linked ? report : nil
             }
 
             // Two runs from after dora made the group (the store takes starts up to 10 minutes ahead).
@@ -76,7 +76,7 @@ extension DaemonSyncTests {
                 ids.append(try ControlJSON.decode(RunReport.self, from: imported.stdout).id)
             }
             let status = try await Self.until("both runs to sync") {
-                let status = try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
+                let status = try client.send(.syncStatus, expecting: SyncStatusReport.self)
                 return status.synced == 2 && status.queued.isEmpty ? status : nil
             }
             #expect(!status.recent.isEmpty && status.recent.allSatisfy { $0.countedIn == ["Relay club"] })

@@ -76,7 +76,7 @@ struct DaemonSyncTests {
             defer { if daemon.isRunning { daemon.terminate() } }
             let client = ControlClient(socketPath: socket, timeoutSeconds: 10)
             _ = try await Self.until("handoffd") {
-                try client.send(ControlRequest(command: "status"), expecting: StatusReport.self)
+                try client.send(.status, expecting: StatusReport.self)
             }
 
             // Link with the CLI, as a runner would; the person approves the code on the store.
@@ -87,8 +87,8 @@ struct DaemonSyncTests {
             let started = try ControlJSON.decode(LinkReport.self, from: link.stdout)
             try await store.approve(token, userCode: try #require(started.userCode))
             _ = try await Self.until("the link") {
-                let report = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self)
-                return report.state == "linked" ? report : nil
+                let report = try client.send(.linkStatus, expecting: LinkReport.self)
+                return report.state == .linked ? report : nil
             }
 
             // The replayed run finishes and goes up; the store commits and answers; the proxy holds
@@ -108,8 +108,8 @@ struct DaemonSyncTests {
             // recognises it (200, same bytes) and counts it once.
             daemon = try Self.start(directory, [], log: "second.log")
             let status = try await Self.until("the restarted pack to sync") {
-                let status = try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
-                return status.state == "idle" && status.synced == 1 ? status : nil
+                let status = try client.send(.syncStatus, expecting: SyncStatusReport.self)
+                return status.state == .idle && status.synced == 1 ? status : nil
             }
             #expect(status.alreadyStored == 1 && status.uploaded == 1)
             let runs = try await store.runs(token)
@@ -133,7 +133,7 @@ struct DaemonSyncTests {
             let start = try runProcess(Products.url("handoff"), ["start", "--json", "--socket", socket])
             let recording = try ControlJSON.decode(CommandReport.self, from: start.stdout)
             #expect(
-                recording.state == "recording" && recording.message.contains("You hold the baton"), "\(start.stdout)")
+                recording.state == .recording && recording.message.contains("You hold the baton"), "\(start.stdout)")
             let baton = try runProcess(Products.url("handoff"), ["baton", "--json", "--socket", socket])
             let holding = try ControlJSON.decode(BatonReport.self, from: baton.stdout)
             #expect(holding.youHold && holding.holder == "kilian" && holding.group == Int64(group.id))

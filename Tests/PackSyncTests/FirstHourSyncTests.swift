@@ -46,7 +46,7 @@ struct FirstHourSyncTests {
     }
 
     static func syncStatus(_ client: ControlClient) throws -> SyncStatusReport {
-        try client.send(ControlRequest(command: "sync_status"), expecting: SyncStatusReport.self)
+        try client.send(.syncStatus, expecting: SyncStatusReport.self)
     }
 
     /// Runs `handoff link …` in the background, approves its code on the store, and returns it.
@@ -56,7 +56,7 @@ struct FirstHourSyncTests {
         let run = try Interactive(
             handoff, ["link", "--store", store.url.absoluteString] + arguments, terminal: terminal)
         let code = try await DaemonSyncTests.until("the code") {
-            try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self).userCode
+            try client.send(.linkStatus, expecting: LinkReport.self).userCode
         }
         try await store.approve(token, userCode: code)
         return run
@@ -164,8 +164,8 @@ struct FirstHourSyncTests {
         #expect(
             result.stderr.contains("Check the address given to --store, that the store is running"), "\(result.stderr)")
         #expect(result.stderr.contains("the pack is not linked") && !result.stderr.contains("trying again later"))
-        let state = try client.send(ControlRequest(command: "link_status"), expecting: LinkReport.self).state
-        #expect(state == "unlinked")
+        let state = try client.send(.linkStatus, expecting: LinkReport.self).state
+        #expect(state == .unlinked)
     }
 
     @Test(
@@ -192,7 +192,7 @@ struct FirstHourSyncTests {
             #expect(await linking.finish().status == 0)
             let away = try await DaemonSyncTests.until("the replayed run to wait away from home") {
                 let status = try Self.syncStatus(client)
-                return status.queued.count == 1 && status.state == "away" ? status : nil
+                return status.queued.count == 1 && status.state == .away ? status : nil
             }
             #expect(!away.home)
 

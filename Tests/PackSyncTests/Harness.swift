@@ -10,6 +10,7 @@ import Logging
 import PackControl
 import PackStorage
 import PackSync
+import PackSystem
 import TestSupport
 import Testing
 
@@ -144,15 +145,15 @@ final class TestPack: Sendable {
     /// Links through the store's device flow, a person approving the code with `token`.
     func link(to store: LiveStore, approvingWith token: String) async throws {
         let started = try await worker.beginLink(store: store.url.absoluteString, name: nil)
-        #expect(started.state == "waiting")
+        #expect(started.state == .waiting)
         try await store.approve(token, userCode: try #require(started.userCode))
         let deadline = ContinuousClock.now + .seconds(30)
         var report = await worker.linkStatus()
-        while report.state == "waiting", ContinuousClock.now < deadline {
+        while report.state == .waiting, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
             report = await worker.linkStatus()
         }
-        #expect(report.state == "linked", "\(report.message)")
+        #expect(report.state == .linked, "\(report.message)")
     }
 
     /// Adds finished runs at 1 Hz heading north from `origin`, starting `start` apart from `first`.

@@ -1,6 +1,7 @@
 import Foundation
 import PackControl
 import PackSync
+import PackSystem
 import Synchronization
 import TestSupport
 import Testing
@@ -165,7 +166,7 @@ struct HomeWifiTests {
             #expect(onCafe != nil)
             #expect(try await worker.lookedAgain(), "the worker made no pass on CafeWifi")
             #expect(proxy.requests.withLock { $0.count } == requestsAfterLinking)
-            #expect(await worker.status().state == "away")
+            #expect(await worker.status().state == .away)
 
             // Home: the run goes. Away, the worker sleeps until poked (no retry falls due), so the
             // sync is the join's doing; the deadline is only how long the test waits.

@@ -2,6 +2,7 @@ import ActivityFormats
 import Foundation
 import HandoffModel
 import PackSync
+import PackSystem
 import Testing
 
 /// The parts of syncing that are arithmetic and text: backoff, privacy zones, what wpa_supplicant

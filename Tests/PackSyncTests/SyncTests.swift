@@ -37,7 +37,7 @@ struct SyncTests {
             let total = progress.group.totalM
             #expect(abs(total - stored.values.reduce(0, +)) < 0.001, "\(progress)")
             let status = await pack.worker.status()
-            #expect(status.state == "idle" && status.synced == 3 && status.uploaded == 3 && status.queued.isEmpty)
+            #expect(status.state == .idle && status.synced == 3 && status.uploaded == 3 && status.queued.isEmpty)
             // Synced runs stay on the pack.
             #expect(try pack.database.runs().count == 3)
         }
@@ -57,11 +57,11 @@ struct SyncTests {
             let worker = Task { await pack.worker.run() }
             let deadline = ContinuousClock.now + .seconds(120)
             var status = await pack.worker.status()
-            while status.state != "held", ContinuousClock.now < deadline {
+            while status.state != .held, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
                 status = await pack.worker.status()
             }
-            #expect(status.state == "held", "\(status.message)")
+            #expect(status.state == .held, "\(status.message)")
             let held = try #require(status.queued.first)
             #expect(held.uuid == future.keys.first && held.held && held.errorCode == "implausible_run")
             #expect(held.lastError?.contains("clock") == true, "\(held.lastError ?? "")")
@@ -98,15 +98,15 @@ struct SyncTests {
             let worker = Task { await pack.worker.run() }
             let deadline = ContinuousClock.now + .seconds(120)
             var status = await pack.worker.status()
-            while status.state != "unlinked_by_store", ContinuousClock.now < deadline {
+            while status.state != .unlinkedByStore, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
                 status = await pack.worker.status()
             }
-            #expect(status.state == "unlinked_by_store")
+            #expect(status.state == .unlinkedByStore)
             #expect(status.message.contains("handoff link"), "\(status.message)")
             // One refused attempt, then nothing: the second run was not even tried.
             #expect(status.queued.map(\.attempts).sorted() == [0, 1])
-            #expect(await pack.worker.linkStatus().state == "unlinked_by_store")
+            #expect(await pack.worker.linkStatus().state == .unlinkedByStore)
             await pack.worker.stop()
             await worker.value
             #expect(try await store.runs(token).isEmpty)

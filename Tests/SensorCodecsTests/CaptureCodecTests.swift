@@ -8,7 +8,7 @@ struct CaptureCodecTests {
     let header = CaptureHeader(
         sensors: [
             SensorDescriptor(
-                id: "hr0", kind: .heartRate, name: "Polar H10", address: "A0:9E:1A:00:00:01", transport: "ble"),
+                id: "hr0", kind: .heartRate, name: "Polar H10", address: "A0:9E:1A:00:00:01", transport: .ble),
             SensorDescriptor(id: "gps0", kind: .gps),
         ], createdBy: "test",
         simulation: SimulationTruth(
