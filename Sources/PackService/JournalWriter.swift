@@ -62,7 +62,7 @@ final class JournalWriter {
 
     /// Drops the run: its pending batches and its rows, so it never reaches the outbox. Returns
     /// its row number and the baton it was started with.
-    func discard(_ run: String) -> (id: SessionID?, baton: String?) {
+    func discard(_ run: String) -> (id: SessionID?, baton: BatonMode?) {
         pending.removeAll { $0.run == run }
         unsaved[run] = nil
         guard let id = rows.removeValue(forKey: run) else { return (nil, nil) }

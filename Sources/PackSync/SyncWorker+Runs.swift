@@ -53,7 +53,7 @@ extension SyncWorker {
         var summary = UploadSummary(
             pack: "handoff \(HandoffVersion.current)", run: session.rawValue, clockSource: record.clockSource.rawValue,
             recovered: record.recovered, source: record.source.hasPrefix("replay:") ? "replay" : record.source)
-        if let baton = try database.baton(of: session), baton.mode == "offline", let group = baton.group {
+        if let baton = try database.baton(of: session), baton.mode == .offline, let group = baton.group {
             summary.batonClaim = UploadSummary.BatonClaim(groupID: group)
         }
         if let s = record.summary {
