@@ -4,7 +4,7 @@ import PackControl
 import TestSupport
 import Testing
 
-@Suite("Crash and power-cut recovery", .serialized)
+@Suite("Crash and power-cut recovery (real time: handoffd killed while it records)", .serialized)
 struct CrashRecoveryTests {
     /// The highest point handoffd said it recorded (logged at trace level before its commit).
     static func lastLoggedPoint(_ log: String) -> Int? {

@@ -13,7 +13,9 @@ import Testing
 /// `handoff-store`. The built binaries are given with HANDOFF_DEMO_BIN (a test inside `swift
 /// test` cannot build the same .build directory); the setup-and-build path runs with a stand-in
 /// for `swift` that makes the noise of a build and names the real binaries.
-@Suite("scripts/demo: a few lines of its own, the store kept to sign in to, nothing left behind")
+@Suite(
+    "scripts/demo: a few lines of its own, the store kept to sign in to, nothing left behind (real time: the demo's processes)"
+)
 struct DemoScriptTests {
     static let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/demo").path
 

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// GPS time on a pack whose clock is wrong, and a real gpsd that dies in the middle of a run.
-@Suite("GPS in handoffd: GPS time, and gpsd dying mid-run", .serialized)
+@Suite("GPS in handoffd: GPS time, and gpsd dying mid-run (real time: gpsd and handoffd as processes)", .serialized)
 struct GPSEndToEndTests {
     /// The demo capture with every wall time a year early (a Pi that booted without network),
     /// preceded by the kernel's "clock not synchronised" when `synchronized` is false.

@@ -9,7 +9,8 @@ import Testing
 
 /// The attacks on the pack from issue 27, sent to a real handoffd: it must answer each with an
 /// error and keep running (before the fixes, each one ended the process).
-@Suite("handoffd survives hostile GPS sentences and crafted activity files", .serialized)
+@Suite(
+    "handoffd survives hostile GPS sentences and crafted activity files (real time: a running handoffd)", .serialized)
 struct HostileInputEndToEndTests {
     @Test("A ZDA dated 2262 and a gpsd TPV dated 2262 in the middle of a run: handoffd records on")
     func gpsDatePast2262() async throws {

@@ -77,7 +77,8 @@ final class NotifyListener: @unchecked Sendable {
     }
 }
 
-@Suite("handoffd speaks systemd's notify protocol", .serialized)
+@Suite(
+    "handoffd speaks systemd's notify protocol (real time: the watchdog's pings from a running handoffd)", .serialized)
 struct SystemdNotifyTests {
     static let liveConfiguration = """
         [gps]

@@ -6,7 +6,9 @@ import Testing
 
 /// The built `handoff-store`, run as an operator runs it: with no configuration, with its options,
 /// and with their environment-variable twins.
-@Suite("handoff-store, the executable: no configuration needed, options and their environment twins")
+@Suite(
+    "handoff-store, the executable: no configuration needed, options and their environment twins (real time: the store as a process)"
+)
 struct StoreExecutableTests {
     /// The test's environment without anything that would configure the store.
     static func environment(_ extra: [String: String]) -> [String: String] {

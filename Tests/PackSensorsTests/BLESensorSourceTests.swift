@@ -12,7 +12,9 @@ import Testing
 /// The BLE sensor source's supervision, with a socket pair standing in for the kernel's L2CAP
 /// socket (this machine has no Bluetooth; `scripts/bluez-vm` runs the same source against the
 /// real kernel stack).
-@Suite("BLE sensor source over a socket pair instead of L2CAP (no kernel Bluetooth here)")
+@Suite(
+    "BLE sensor source over a socket pair instead of L2CAP (no kernel Bluetooth here; real time: its reading thread and ATT timeouts)"
+)
 struct BLESensorSourceTests {
     static let strap = PairedSensor(
         address: "F0:F0:F0:00:00:01", addressType: .public, kind: .heartRate, name: "Handoff HR",

@@ -16,7 +16,9 @@ import Testing
 /// The classic strap source's framing and supervision, with a Unix stream socket pair standing in
 /// for the kernel's RFCOMM socket (this machine has no Bluetooth; `scripts/bluez-vm run classic`
 /// runs the same source against the real kernel stack and a virtual HxM).
-@Suite("Classic strap source over a socket pair instead of RFCOMM (no kernel Bluetooth here)")
+@Suite(
+    "Classic strap source over a socket pair instead of RFCOMM (no kernel Bluetooth here; real time: its reading thread and read timeouts)"
+)
 struct ClassicStrapSourceTests {
     static let hxm = PairedSensor(
         address: "00:07:80:12:34:56", addressType: .bredr, kind: .heartRate, name: "HXM026001",

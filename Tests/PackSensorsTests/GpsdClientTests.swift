@@ -10,7 +10,7 @@ import Testing
 /// The gpsd client against a real gpsd (Debian's gpsd 3.22, started by gpsfake on a loopback
 /// port), fed the real receiver logs in the shared fixtures.
 @Suite(
-    "gpsd client against a real gpsd (gpsfake)",
+    "gpsd client against a real gpsd (gpsfake; real time: gpsd paces its replay on the wall clock)",
     .enabled(if: Fixtures.available && SystemPrograms.runnable("gpsfake"), "needs gpsd-clients and the fixtures"),
     .serialized)
 struct GpsdClientTests {

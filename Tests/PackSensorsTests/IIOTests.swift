@@ -9,7 +9,9 @@ import Testing
 
 /// The IIO sources against sysfs trees built in a temporary folder: the kernel is simulated
 /// (this machine has no IMU), the files and their formats are the IIO ABI's.
-@Suite("IIO pedometer sources (simulated kernel: a sysfs tree in a temporary folder)", .serialized)
+@Suite(
+    "IIO pedometer sources (simulated kernel: a sysfs tree in a temporary folder; real time: the sources poll it on their own threads)",
+    .serialized)
 struct IIOTests {
 
     static func write(_ path: String, _ text: String) throws {

@@ -14,7 +14,9 @@ import Testing
 
 /// The serial NMEA source on a real terminal: a pseudo-terminal pair from the kernel, so that the
 /// termios calls are the ones a UART or a USB receiver gets. The test writes as a receiver would.
-@Suite("Serial NMEA source on a kernel pseudo-terminal", .serialized)
+@Suite(
+    "Serial NMEA source on a kernel pseudo-terminal (real time: the source's own thread reads the terminal)",
+    .serialized)
 struct SerialNMESourceTests {
     /// Opens a pseudo-terminal: the controlling side's descriptor and the terminal's path.
     /// (Glibc's posix_openpt family is not visible to Swift; these are its two ioctls, whose

@@ -240,7 +240,9 @@ final class SimulatedGPIO: ButtonLine, LEDLine, @unchecked Sendable {
     }
 }
 
-@Suite("Button and LED drive a recording (GPIO simulated at the pack's boundary)", .serialized)
+@Suite(
+    "Button and LED drive a recording (GPIO simulated at the pack's boundary; real time: the panel's poll and the LED's blinking)",
+    .serialized)
 struct PanelServiceTests {
     /// A live engine over a journal in `dir`, with no GPS (so no "waiting for GPS") and no sensors.
     static func liveEngine(in dir: TemporaryDirectory) throws -> (PackDatabase, PackEngine) {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `handoffd` and `handoff` themselves, linked to a real store through the fault proxy.
-@Suite(.serialized)
+@Suite("handoffd syncs (real time: handoffd as a process and a store on loopback)", .serialized)
 struct DaemonSyncTests {
     static var demoCapture: String {
         Fixtures.repositoryRoot.appendingPathComponent("Sources/PackCLI/Resources/demo-run.capture.jsonl").path

@@ -12,7 +12,7 @@ import Testing
 /// ends with a home network, an explicit sync acts at once and names what failed, and the baton
 /// says when a run is being recorded. Wi-Fi is wpa_supplicant simulated at its control socket
 /// (this machine has none).
-@Suite(.serialized)
+@Suite("The first hour's sync (real time: the CLI and handoffd as processes, a store on loopback)", .serialized)
 struct FirstHourSyncTests {
     let handoff = Products.url("handoff")
 

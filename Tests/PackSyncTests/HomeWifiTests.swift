@@ -103,7 +103,7 @@ final class SimulatedWPASupplicant: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized)
+@Suite("Home Wi-Fi (real time: netlink and wpa_supplicant's socket, and the worker waking on them)", .serialized)
 struct HomeWifiTests {
     /// Waits until `condition` holds, up to `seconds`; returns how long it took, or nil.
     static func within(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Double? {

@@ -11,7 +11,8 @@ import Testing
 
 /// The sync worker against a real store on loopback: linking, uploads, refusals, privacy zones,
 /// and faults injected between the two.
-@Suite(.serialized)
+@Suite(
+    "Sync to a live store (real time: the worker's retries over HTTP on loopback, through a faulty proxy)", .serialized)
 struct SyncTests {
     @Test("A linked pack uploads every finished run once; the group's totals are the sums of its runs")
     func linkAndUpload() async throws {
