@@ -25,43 +25,6 @@ struct ConfigurationSectionTests {
         #expect(problem(sync.validate).contains("sync.retry_max_s must not be less than retry_min_s"))
     }
 
-    @Test(
-        "More mistakes are refused with the key and the file",
-        arguments: [
-            ("[sync]\ninterface = \"wlan0/x\"", "sync.interface must name a network interface such as wlan0"),
-            ("[sync]\ndevice_name = \"\"", "sync.device_name must be 1 to 64 characters"),
-            ("[sync]\ngroup = 1.5", "sync.group must be a group's id, a whole number"),
-            ("[sync]\nbaton_timeout_s = 0", "sync.baton_timeout_s is 0.0; it must be between 1.0 and 60.0"),
-            ("[sync]\nhome_ssids = [\"a\", 1]", "sync.home_ssids must be a list of strings"),
-            ("[storage]\nprune_raw_after_days = -1", "storage.prune_raw_after_days is -1.0; it must be between"),
-            ("[privacy]\nzones = 3", "privacy.zones must be a list of tables"),
-            ("[privacy]\nzones = [1]", "privacy.zones must be a list of tables"),
-            ("[control]\nsocket = 1", "control.socket must be a string"),
-            ("[capture]\npath = \"x\"", "unknown key capture.path (known: file)"),
-            (
-                "[bluetooth]\nsupervision_timeout_ms = 50",
-                "bluetooth.supervision_timeout_ms must be 0 (the kernel's) or"
-            ),
-            (
-                "[recording]\nauto_lap = 1",
-                "unknown key recording.auto_lap (known: auto_lap_m, discard_shorter_than_s, moving_speed_mps, stale_after_s, system_clock)"
-            ),
-            (
-                "[gpss]\nsource = \"none\"",
-                "unknown section [gpss] (known: bluetooth, capture, control, display, gpio, gps, log, pedometer, privacy, recording, replay, storage, sync)"
-            ),
-        ])
-    func mistakes(toml: String, message: String) {
-        var c = PackConfiguration()
-        do {
-            try c.apply(toml: toml, path: "/etc/handoff/handoff.toml")
-            Issue.record("accepted: \(toml)")
-        } catch {
-            #expect(error.description.contains(message), "\(error)")
-            #expect(error.description.hasPrefix("/etc/handoff/handoff.toml :"))
-        }
-    }
-
     @Test("A file sets only the keys it has, and what must hold between keys holds with those already set")
     func appliedOverCurrent() throws {
         var c = PackConfiguration()

@@ -117,6 +117,32 @@ struct ConfigurationTests {
             ("[gpio]\nchip = \"gpiochip0\"", "gpio.chip must be a device path such as /dev/gpiochip0"),
             ("[gpio]\nlong_press_ms = 100", "gpio.long_press_ms is 100.0; it must be between 300.0 and 10000.0"),
             ("[gpio]\nenable = true", "unknown key gpio.enable"),
+            ("[sync]\ninterface = \"wlan0/x\"", "sync.interface must name a network interface such as wlan0"),
+            ("[sync]\ndevice_name = \"\"", "sync.device_name must be 1 to 64 characters"),
+            ("[sync]\ngroup = 1.5", "sync.group must be a group's id, a whole number"),
+            ("[sync]\nbaton_timeout_s = 0", "sync.baton_timeout_s is 0.0; it must be between 1.0 and 60.0"),
+            ("[sync]\nhome_ssids = [\"a\", 1]", "sync.home_ssids must be a list of strings"),
+            ("[storage]\nprune_raw_after_days = -1", "storage.prune_raw_after_days is -1.0; it must be between"),
+            ("[privacy]\nzones = 3", "privacy.zones must be a list of tables"),
+            ("[privacy]\nzones = [1]", "privacy.zones must be a list of tables"),
+            ("[control]\nsocket = 1", "control.socket must be a string"),
+            ("[capture]\npath = \"x\"", "unknown key capture.path (known: file)"),
+            (
+                "[bluetooth]\nsupervision_timeout_ms = 50",
+                "bluetooth.supervision_timeout_ms must be 0 (the kernel's) or"
+            ),
+            (
+                "[recording]\nauto_lap = 1",
+                "unknown key recording.auto_lap (known: auto_lap_m, discard_shorter_than_s, moving_speed_mps, stale_after_s, system_clock)"
+            ),
+            (
+                "[gpss]\nsource = \"none\"",
+                "unknown section [gpss] (known: bluetooth, capture, control, display, gpio, gps, log, pedometer, privacy, recording, replay, storage, sync)"
+            ),
+            (
+                "[recording]\nsystem_clock = \"ntp\"",
+                "recording.system_clock must be one of kernel, synchronized, unsynchronized"
+            ),
         ])
     func mistakes(toml: String, message: String) {
         var c = PackConfiguration()
