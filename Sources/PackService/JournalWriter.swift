@@ -14,8 +14,9 @@ final class JournalWriter {
     let logger: Logger
     /// The journal's row of each run it has one for, by UUID.
     private var rows: [String: SessionID] = [:]
-    /// Runs whose row the journal refused to create: created at the next commit that succeeds.
-    private var unsaved: [String: (run: RecordingSession.Run, sensors: [SensorDescriptor], source: String)] = [:]
+    /// Runs whose row the journal refused to create, in the order they began: their rows are
+    /// created, in that order, at the next commit that succeeds.
+    private var unsaved: [(run: RecordingSession.Run, sensors: [SensorDescriptor], source: String)] = []
     /// What is not yet on the card, oldest first, one batch per run in a row.
     private var pending: [(run: String, batch: SessionBatch)] = []
     /// Consecutive failed writes.
@@ -45,7 +46,7 @@ final class JournalWriter {
         if let id = createRow(run, sensors: sensors, source: source) {
             rows[run.uuid] = id
         } else {
-            unsaved[run.uuid] = (run, sensors, source)
+            unsaved.append((run, sensors, source))
         }
     }
 
@@ -64,7 +65,7 @@ final class JournalWriter {
     /// its row number and the baton it was started with.
     func discard(_ run: String) -> (id: SessionID?, baton: BatonMode?) {
         pending.removeAll { $0.run == run }
-        unsaved[run] = nil
+        unsaved.removeAll { $0.run.uuid == run }
         guard let id = rows.removeValue(forKey: run) else { return (nil, nil) }
         let baton = (try? database.baton(of: id))?.mode
         do { _ = try database.deleteRun(id) } catch {
@@ -76,10 +77,11 @@ final class JournalWriter {
     /// Writes the pending batches, oldest first. A batch that fails stays, with everything after
     /// it, for the next attempt.
     func commit(isolation: isolated (any Actor)? = #isolation) async {
-        for (uuid, saved) in unsaved {
-            guard let id = createRow(saved.run, sensors: saved.sensors, source: saved.source) else { break }
-            unsaved[uuid] = nil
-            rows[uuid] = id
+        while let saved = unsaved.first,
+            let id = createRow(saved.run, sensors: saved.sensors, source: saved.source)
+        {
+            unsaved.removeFirst()
+            rows[saved.run.uuid] = id
         }
         for i in pending.indices where pending[i].batch.session == Self.unsavedKey {
             if let id = rows[pending[i].run] { pending[i].batch.session = id }

@@ -152,7 +152,7 @@ public actor PackEngine {
     }
 
     /// A session command from the CLI or the button, stamped now. A stop discards a run that is
-    /// worth nothing (see `worthKeeping`) unless `keep`; the reply's distance in `units` (the
+    /// worth nothing (see `RecordingSession.worthKeeping`) unless `keep`; the reply's distance in `units` (the
     /// configured ones when `nil`).
     func command(
         _ command: SessionCommand, keep: Bool = false, units: Units? = nil
@@ -168,11 +168,6 @@ public actor PackEngine {
             throw ControlError(code: Self.code(for: error), message: error.description)
         }
         return commandReport(command, runBefore: runBefore, units: units)
-    }
-
-    /// Whether a stopped run is kept (see `RecordingSession.worthKeeping`).
-    static func worthKeeping(_ summary: RunSummary, shorterThan threshold: Double) -> Bool {
-        RecordingSession.worthKeeping(summary, shorterThan: threshold)
     }
 
     /// Every event goes through here: it becomes "now" (for a replay), goes to the capture being

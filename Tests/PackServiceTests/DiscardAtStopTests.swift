@@ -116,9 +116,9 @@ struct DiscardAtStopTests {
                     distanceMeters: metres, timerSeconds: seconds, movingSeconds: 0, pointCount: 0),
                 splits: [])
         }
-        #expect(!PackEngine.worthKeeping(summary(59.9, 0), shorterThan: 60))
-        #expect(PackEngine.worthKeeping(summary(60, 0), shorterThan: 60))
-        #expect(PackEngine.worthKeeping(summary(10, 0.5), shorterThan: 60))
-        #expect(PackEngine.worthKeeping(summary(0, 0), shorterThan: 0))
+        #expect(!RecordingSession.worthKeeping(summary(59.9, 0), shorterThan: 60))
+        #expect(RecordingSession.worthKeeping(summary(60, 0), shorterThan: 60))
+        #expect(RecordingSession.worthKeeping(summary(10, 0.5), shorterThan: 60))
+        #expect(RecordingSession.worthKeeping(summary(0, 0), shorterThan: 0))
     }
 }
