@@ -74,8 +74,7 @@ let package = Package(
         .target(
             name: "PackSync",
             dependencies: [
-                "HandoffModel", "HandoffAPI", "ActivityFormats", "PackStorage", "PackControl", "CPackSystem",
-                "PackSystem",
+                "HandoffModel", "HandoffAPI", "ActivityFormats", "PackStorage", "CPackSystem", "PackSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -205,8 +204,9 @@ let package = Package(
         .testTarget(
             name: "PackSyncTests",
             dependencies: [
-                "PackSync", "PackStorage", "PackControl", "ActivityFormats", "HandoffAPI", "HandoffModel", "GroupStore",
-                "TestSupport", "PackSystem",
+                "PackSync", "PackStorage", "PackControl", "PackService", "ActivityFormats", "HandoffAPI",
+                "HandoffModel",
+                "GroupStore", "TestSupport", "PackSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -282,7 +282,7 @@ public struct Demo: AsyncParsableCommand {
     private func sync(client: ControlClient) async throws -> Bool {
         var status = try client.send(.sync(now: true), expecting: SyncStatusReport.self)
         let started = ContinuousClock.now
-        while !(status.state == .idle && status.synced > 0), ContinuousClock.now - started < .seconds(60) {
+        while !(status.state == .idle && status.outbox.synced > 0), ContinuousClock.now - started < .seconds(60) {
             if [.notLinked, .unlinkedByStore, .held].contains(status.state) { break }
             try await Task.sleep(for: .milliseconds(200))
             status = try client.send(.syncStatus, expecting: SyncStatusReport.self)
@@ -291,7 +291,7 @@ public struct Demo: AsyncParsableCommand {
             DemoSession.shared.say(
                 status.state == .idle ? "Synced: the run is on the store." : "Not synced: \(status.message)")
         }
-        return status.state == .idle && status.synced > 0
+        return status.state == .idle && status.outbox.synced > 0
     }
 
     /// Waits for the daemon, shows progress, and returns the status once the replayed run is finished.

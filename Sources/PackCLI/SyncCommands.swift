@@ -157,10 +157,10 @@ public struct SyncRun: AsyncParsableCommand {
         }
         let terminal = Output.standardOutputIsTerminal && !output.json
         var lastLine = ""
-        let queuedAtStart = report.queued.count
-        let passesAtStart = report.passes
+        let queuedAtStart = report.outbox.queued.count
+        let passesAtStart = report.activity.passes
         while (report.lastRequest?.request ?? 0) < number {
-            guard report.passes >= passesAtStart else {
+            guard report.activity.passes >= passesAtStart else {
                 throw Output.fail(
                     ControlError(
                         code: "restarted",
@@ -186,14 +186,14 @@ public struct SyncRun: AsyncParsableCommand {
         } else {
             for line in Self.render(outcome, report) { Output.print(line) }
             for failure in [outcome.problem].compactMap({ $0 }) + outcome.failed {
-                Output.error(Self.sentence(failure, store: report.store))
+                Output.error(Self.sentence(failure, store: report.link.store))
             }
             if !outcome.notTried.isEmpty {
                 Output.error(
                     "run \(outcome.notTried.map(String.init).joined(separator: ", ")) not tried: the store stopped answering before their turn; they wait on the pack"
                 )
             }
-            if let advice = report.advice { Output.print("Note: " + advice + ".") }
+            if let advice = report.network.advice { Output.print("Note: " + advice + ".") }
         }
         if outcome.problem != nil || !outcome.failed.isEmpty || !outcome.notTried.isEmpty { throw ExitCode.failure }
     }
@@ -205,7 +205,7 @@ public struct SyncRun: AsyncParsableCommand {
     }
 
     static func progress(_ r: SyncStatusReport, queuedAtStart: Int) -> String {
-        if let current = r.current {
+        if let current = r.outbox.current {
             return
                 "Uploading run \(current.run) (\(current.index) of \(current.of)\(current.bytes.map { ", " + Format.bytes($0) } ?? ""))…"
         }
@@ -218,13 +218,13 @@ public struct SyncRun: AsyncParsableCommand {
         var lines: [String] = []
         // "Run 12 uploaded: counted in Danube relay; not in Club 10k: it started before you joined."
         func counted(_ run: Int64) -> String {
-            report.recent.first { $0.run == run }.map { ": " + $0.counting.sentence + "." } ?? "."
+            report.activity.recent.first { $0.run == run }.map { ": " + $0.counting.sentence + "." } ?? "."
         }
         for run in outcome.uploaded { lines.append("Run \(run) uploaded" + counted(run)) }
         for run in outcome.alreadyStored { lines.append("Run \(run) was already on the store" + counted(run)) }
         if outcome.problem == nil, outcome.failed.isEmpty, outcome.notTried.isEmpty, lines.isEmpty {
             lines.append(
-                "Nothing to upload: every finished run is on the store (\(report.synced) run\(report.synced == 1 ? "" : "s") synced)."
+                "Nothing to upload: every finished run is on the store (\(report.outbox.synced) run\(report.outbox.synced == 1 ? "" : "s") synced)."
             )
         }
         return lines
@@ -272,28 +272,29 @@ public struct SyncStatus: AsyncParsableCommand {
 
     static func render(_ r: SyncStatusReport, _ units: Units) -> String {
         var lines: [[String]] = []
-        lines.append(["store", r.store.map { $0 + (r.username.map { " (as \($0))" } ?? "") } ?? "not linked"])
-        lines.append(["network", r.network])
+        lines.append(["store", r.link.store.map { $0 + (r.link.username.map { " (as \($0))" } ?? "") } ?? "not linked"])
+        lines.append(["network", r.network.summary])
         lines.append([
             "automatic",
-            r.uploadsByItself
-                ? (r.homeNetworks.isEmpty
+            r.network.uploadsByItself
+                ? (r.network.homeNetworks.isEmpty
                     ? "on: every network is home"
-                    : "on: runs upload by themselves on " + r.homeNetworks.map { "\"\($0)\"" }.joined(separator: ", "))
+                    : "on: runs upload by themselves on "
+                        + r.network.homeNetworks.map { "\"\($0)\"" }.joined(separator: ", "))
                 : "off: no home Wi-Fi is set",
         ])
         lines.append(["state", r.message])
-        var synced = Format.count(r.synced, "run")
-        if let last = r.lastSyncedAt { synced += ", last at \(Output.localTime(last))" }
+        var synced = Format.count(r.outbox.synced, "run")
+        if let last = r.outbox.lastSyncedAt { synced += ", last at \(Output.localTime(last))" }
         lines.append(["synced", synced])
-        if let attempt = r.lastAttemptAt { lines.append(["last attempt", Output.localTime(attempt)]) }
-        if let error = r.lastError { lines.append(["last error", error]) }
-        if let next = r.nextAttemptAt { lines.append(["next retry", Output.localTime(next)]) }
+        if let attempt = r.contact.lastAttemptAt { lines.append(["last attempt", Output.localTime(attempt)]) }
+        if let error = r.contact.lastError { lines.append(["last error", error]) }
+        if let next = r.contact.nextAttemptAt { lines.append(["next retry", Output.localTime(next)]) }
         var text = Output.table(lines)
-        if let advice = r.advice { text += "\n\n" + advice.capitalizedFirst + "." }
-        guard !r.queued.isEmpty else { return text }
+        if let advice = r.network.advice { text += "\n\n" + advice.capitalizedFirst + "." }
+        guard !r.outbox.queued.isEmpty else { return text }
         var rows = [["RUN", "STARTED", "DISTANCE", "TRIES", "NEXT", "LAST ERROR"]]
-        for run in r.queued {
+        for run in r.outbox.queued {
             let next = run.held ? "held" : run.nextRetryAt.map { Output.localTime($0) } ?? "when home"
             rows.append([
                 String(run.run), Output.localTime(run.startTime), Format.distance(run.distanceM, units),

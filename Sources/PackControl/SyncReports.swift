@@ -1,3 +1,5 @@
+import HandoffModel
+
 /// What `link` and `link_status` return: where linking the pack to a store stands.
 public struct LinkReport: Codable, Hashable, Sendable {
     /// `waiting` (for the code to be entered), `linked`, `expired`, `denied`, `failed`, `unlinked`,
@@ -124,71 +126,174 @@ public struct SyncRequestReport: Codable, Hashable, Sendable {
     }
 }
 
-/// What `sync_status` returns.
+/// What `sync_status` returns. On the wire it is one flat object (docs/control-api.md); here its
+/// fields are grouped in the parts below, each encoded into that one object.
 public struct SyncStatusReport: Codable, Hashable, Sendable {
     /// `not_linked`, `unlinked_by_store`, `away`, `idle` (nothing to do), `waiting` (for a retry),
     /// `checking` (the store), `uploading`, `held` (only refused runs wait).
     public var state: SyncState
     public var message: String
-    public var linked: Bool
-    public var store: String?
-    public var username: String?
-    public var home: Bool
-    public var network: String
-    public var networkDetail: String
-    public var current: SyncProgressReport?
-    public var queued: [QueuedRunReport]
-    public var synced: Int
-    public var lastSyncedAt: String?
-    public var lastAttemptAt: String?
-    public var lastError: String?
-    public var nextAttemptAt: String?
-    /// Uploads made since handoffd started, and how many of them the store already had.
-    public var uploaded: Int
-    public var alreadyStored: Int
-    /// Looks at the outbox finished since handoffd started, and whether one is under way:
-    /// `handoff sync` waits until a look that began after its request has ended.
-    public var passes: Int
-    public var looking: Bool
-    /// The home networks (configured in handoff.toml, and added with `handoff sync home`), the
-    /// Wi-Fi the pack is on now, and whether finished runs upload without anyone asking.
-    public var homeNetworks: [String]
-    public var wifi: String?
-    public var uploadsByItself: Bool
-    /// When runs will not upload by themselves: why, and how to fix it.
-    public var advice: String?
+    public var link: LinkPart
+    public var network: NetworkPart
+    public var outbox: OutboxPart
+    public var contact: ContactPart
+    public var activity: ActivityPart
     /// `sync`: the number of the look this request will be answered by.
     public var request: Int?
     /// The latest look a person asked for, once ended.
     public var lastRequest: SyncRequestReport?
-    /// The runs uploaded in the latest pass that uploaded any, with where each counted.
-    public var recent: [UploadedRunReport]
 
-    public init(state: SyncState, message: String, linked: Bool, home: Bool, network: String, networkDetail: String) {
+    /// Whether the pack is linked, to which store, as whom.
+    public struct LinkPart: Codable, Hashable, Sendable {
+        public var linked: Bool
+        public var store: String?
+        public var username: String?
+
+        public init(linked: Bool, store: String?, username: String?) {
+            self.linked = linked
+            self.store = store
+            self.username = username
+        }
+    }
+
+    /// The home networks (configured in handoff.toml, and added with `handoff sync home`), the
+    /// Wi-Fi the pack is on now, and whether finished runs upload without anyone asking.
+    public struct NetworkPart: Codable, Hashable, Sendable {
+        public var home: Bool
+        /// The network as a person reads it (`network` on the wire), and its detail.
+        public var summary: String
+        public var detail: String
+        public var homeNetworks: [String]
+        public var wifi: String?
+        public var uploadsByItself: Bool
+        /// When runs will not upload by themselves: why, and how to fix it.
+        public var advice: String?
+
+        public init(
+            home: Bool, summary: String, detail: String, homeNetworks: [String], wifi: String?, uploadsByItself: Bool,
+            advice: String?
+        ) {
+            self.home = home
+            self.summary = summary
+            self.detail = detail
+            self.homeNetworks = homeNetworks
+            self.wifi = wifi
+            self.uploadsByItself = uploadsByItself
+            self.advice = advice
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case home, wifi, advice
+            case summary = "network", detail = "network_detail", homeNetworks = "home_networks"
+            case uploadsByItself = "uploads_by_itself"
+        }
+    }
+
+    /// The upload in progress, the runs waiting, and how many are on the store.
+    public struct OutboxPart: Codable, Hashable, Sendable {
+        public var current: SyncProgressReport?
+        public var queued: [QueuedRunReport]
+        public var synced: Int
+        public var lastSyncedAt: String?
+
+        public init(current: SyncProgressReport?, queued: [QueuedRunReport], synced: Int, lastSyncedAt: String?) {
+            self.current = current
+            self.queued = queued
+            self.synced = synced
+            self.lastSyncedAt = lastSyncedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case current, queued, synced
+            case lastSyncedAt = "last_synced_at"
+        }
+    }
+
+    /// The latest talk with the store, and when the worker looks again.
+    public struct ContactPart: Codable, Hashable, Sendable {
+        public var lastAttemptAt: String?
+        public var lastError: String?
+        public var nextAttemptAt: String?
+
+        public init(lastAttemptAt: String?, lastError: String?, nextAttemptAt: String?) {
+            self.lastAttemptAt = lastAttemptAt
+            self.lastError = lastError
+            self.nextAttemptAt = nextAttemptAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case lastAttemptAt = "last_attempt_at", lastError = "last_error", nextAttemptAt = "next_attempt_at"
+        }
+    }
+
+    /// Uploads made since handoffd started (and how many of them the store already had), looks
+    /// at the outbox finished and whether one is under way (`handoff sync` waits until a look
+    /// that began after its request has ended), and the runs uploaded in the latest pass that
+    /// uploaded any, with where each counted.
+    public struct ActivityPart: Codable, Hashable, Sendable {
+        public var uploaded: Int
+        public var alreadyStored: Int
+        public var passes: Int
+        public var looking: Bool
+        public var recent: [UploadedRunReport]
+
+        public init(uploaded: Int, alreadyStored: Int, passes: Int, looking: Bool, recent: [UploadedRunReport]) {
+            self.uploaded = uploaded
+            self.alreadyStored = alreadyStored
+            self.passes = passes
+            self.looking = looking
+            self.recent = recent
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case uploaded, passes, looking, recent
+            case alreadyStored = "already_stored"
+        }
+    }
+
+    public init(
+        state: SyncState, message: String, link: LinkPart, network: NetworkPart, outbox: OutboxPart,
+        contact: ContactPart, activity: ActivityPart
+    ) {
         self.state = state
         self.message = message
-        self.linked = linked
-        self.home = home
+        self.link = link
         self.network = network
-        self.networkDetail = networkDetail
-        queued = []
-        synced = 0
-        uploaded = 0
-        alreadyStored = 0
-        passes = 0
-        looking = false
-        homeNetworks = []
-        uploadsByItself = false
-        recent = []
+        self.outbox = outbox
+        self.contact = contact
+        self.activity = activity
     }
 
     enum CodingKeys: String, CodingKey {
-        case state, message, linked, store, username, home, network, current, queued, synced, uploaded, passes, looking
-        case wifi, advice, request
-        case recent
-        case networkDetail = "network_detail", lastSyncedAt = "last_synced_at", lastAttemptAt = "last_attempt_at"
-        case lastError = "last_error", nextAttemptAt = "next_attempt_at", alreadyStored = "already_stored"
-        case homeNetworks = "home_networks", uploadsByItself = "uploads_by_itself", lastRequest = "last_request"
+        case state, message, request
+        case lastRequest = "last_request"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        state = try container.decode(SyncState.self, forKey: .state)
+        message = try container.decode(String.self, forKey: .message)
+        request = try container.decodeIfPresent(Int.self, forKey: .request)
+        lastRequest = try container.decodeIfPresent(SyncRequestReport.self, forKey: .lastRequest)
+        link = try LinkPart(from: decoder)
+        network = try NetworkPart(from: decoder)
+        outbox = try OutboxPart(from: decoder)
+        contact = try ContactPart(from: decoder)
+        activity = try ActivityPart(from: decoder)
+    }
+
+    /// One flat object: the parts' fields beside the report's own.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(state, forKey: .state)
+        try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(request, forKey: .request)
+        try container.encodeIfPresent(lastRequest, forKey: .lastRequest)
+        try link.encode(to: encoder)
+        try network.encode(to: encoder)
+        try outbox.encode(to: encoder)
+        try contact.encode(to: encoder)
+        try activity.encode(to: encoder)
     }
 }
 
@@ -224,7 +329,7 @@ public struct HomeReport: Codable, Hashable, Sendable {
 extension SyncStatusReport {
     /// One line per run of `recent`: "Run 12: counted in Danube relay; not in Club 10k: it
     /// started before you joined".
-    public var countedLines: [String] { recent.map { "Run \($0.run): \($0.counting.sentence)" } }
+    public var countedLines: [String] { activity.recent.map { "Run \($0.run): \($0.counting.sentence)" } }
 }
 
 /// What `baton` and `baton_pass` return: the group's baton as the store sees it.
@@ -253,52 +358,9 @@ public struct BatonReport: Codable, Hashable, Sendable {
     }
 }
 
-/// A group of the runner's that a run did not count in, and why, as the store said it
-/// (`reason_code`: `started_before_joining`, `after_deadline`, `not_counted`).
-public struct NotCountedReport: Codable, Hashable, Sendable {
-    public var group: String
-    public var groupId: Int64?
-    public var reasonCode: String
-    public var reason: String
-
-    public init(group: String, groupId: Int64?, reasonCode: String, reason: String) {
-        self.group = group
-        self.groupId = groupId
-        self.reasonCode = reasonCode
-        self.reason = reason
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case group, reason
-        case groupId = "group_id", reasonCode = "reason_code"
-    }
-}
-
-/// Where the store counted a run: the groups it counted in (by name) and those it did not, with
-/// why. Kept in the journal with the run when the store acknowledges it.
-public struct CountingReport: Codable, Hashable, Sendable {
-    public var countedIn: [String]
-    public var notCounted: [NotCountedReport]
-
-    public init(countedIn: [String], notCounted: [NotCountedReport]) {
-        self.countedIn = countedIn
-        self.notCounted = notCounted
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case countedIn = "counted_in", notCounted = "not_counted"
-    }
-
-    /// "counted in Danube relay; not in Club 10k: it started before you joined".
-    public var sentence: String {
-        var parts = [countedIn.isEmpty ? "counted in no group" : "counted in " + countedIn.joined(separator: ", ")]
-        parts += notCounted.map { "not in \($0.group): \($0.reason)" }
-        if countedIn.isEmpty && notCounted.isEmpty {
-            parts = ["on the store; you are in no group, so it counted in none"]
-        }
-        return parts.joined(separator: "; ")
-    }
-}
+/// Where the store counted a run (HandoffModel's `RunCounting`, sent as it is).
+public typealias CountingReport = RunCounting
+public typealias NotCountedReport = RunCounting.NotCounted
 
 /// A run the sync worker uploaded in its latest pass that uploaded anything, with where it counted.
 public struct UploadedRunReport: Codable, Hashable, Sendable {

@@ -48,7 +48,7 @@ enum ControlDispatcher {
                 let sync = try syncing(sync)
                 let status = await engine.status()
                 let recording = status.state.isOpen ? status.runId : nil
-                return encode(ControlResponse(result: try await sync.batonStatus(recording: recording)))
+                return encode(ControlResponse(result: BatonReport(try await sync.batonStatus(recording: recording))))
             case .batonPass(let target):
                 let sync = try syncing(sync)
                 if await engine.status().state.isOpen {
@@ -56,7 +56,7 @@ enum ControlDispatcher {
                         code: "recording",
                         message: "a run is being recorded: `handoff stop`, let it sync, then pass the baton")
                 }
-                return encode(ControlResponse(result: try await sync.passBaton(to: target)))
+                return encode(ControlResponse(result: BatonReport(try await sync.passBaton(to: target))))
             case .stop(let keep, let units):
                 return encode(
                     ControlResponse(
@@ -283,22 +283,22 @@ enum ControlDispatcher {
             guard let store, !store.isEmpty else {
                 throw ControlError(code: "bad_request", message: "link needs the store's address")
             }
-            return encode(ControlResponse(result: try await sync.beginLink(store: store, name: name)))
-        case .linkStatus: return encode(ControlResponse(result: await sync.linkStatus()))
-        case .unlink: return encode(ControlResponse(result: await sync.unlink()))
+            return encode(ControlResponse(result: LinkReport(try await sync.beginLink(store: store, name: name))))
+        case .linkStatus: return encode(ControlResponse(result: LinkReport(await sync.linkStatus())))
+        case .unlink: return encode(ControlResponse(result: LinkReport(await sync.unlink())))
         case .sync(let now, let anywhere):
             let number = await sync.requestSync(now: now ?? false, anywhere: anywhere ?? false)
-            var report = await sync.status()
+            var report = SyncStatusReport(await sync.status())
             report.request = number
             return encode(ControlResponse(result: report))
-        case .home: return encode(ControlResponse(result: await sync.homeReport()))
-        case .homeAdd(let target): return encode(ControlResponse(result: try await sync.addHome(target)))
+        case .home: return encode(ControlResponse(result: HomeReport(await sync.homeNetworks())))
+        case .homeAdd(let target): return encode(ControlResponse(result: HomeReport(try await sync.addHome(target))))
         case .homeRemove(let target):
             guard let name = target, !name.isEmpty else {
                 throw ControlError(code: "bad_request", message: "home_remove needs the network's name")
             }
-            return encode(ControlResponse(result: try await sync.removeHome(name)))
-        default: return encode(ControlResponse(result: await sync.status()))
+            return encode(ControlResponse(result: HomeReport(try await sync.removeHome(name))))
+        default: return encode(ControlResponse(result: SyncStatusReport(await sync.status())))
         }
     }
 

@@ -39,8 +39,8 @@ struct Doctor: Sendable {
         checks.append(space())
         checks.append(await databaseIntegrity())
         if let sync {
-            checks.append(await sync.doctorStoreCheck())
-            checks.append(await sync.doctorNetworkCheck())
+            checks.append(DoctorCheck(await sync.doctorStoreCheck()))
+            checks.append(DoctorCheck(await sync.doctorNetworkCheck()))
         } else {
             let off = configuration.sync.enabled ? "without a journal there is no link" : "sync.enabled is false"
             checks.append(DoctorCheck("store", .ok, "not checked: \(off)"))

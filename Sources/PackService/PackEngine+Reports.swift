@@ -168,9 +168,7 @@ extension PackEngine {
                     offsetS: Format.rounded(Double($0.offsetNanoseconds) / 1e9, 3), kind: $0.kind.rawValue,
                     sensor: $0.sensor?.rawValue, detail: $0.detail)
             }
-            if let text = try database.counted(id),
-                let counting = try? ControlJSON.decode(CountingReport.self, from: text)
-            {
+            if let counting = try database.counting(id) {
                 report.countedIn = counting.countedIn
                 report.notCounted = counting.notCounted
             }

@@ -1,6 +1,5 @@
 import CPackSystem
 import Foundation
-import PackControl
 import PackSystem
 import Synchronization
 

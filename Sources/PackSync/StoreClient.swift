@@ -1,7 +1,7 @@
 import Foundation
 import HandoffAPI
 import HandoffModel
-import PackControl
+import PackStorage
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -42,7 +42,7 @@ public struct StoreClient: Sendable {
             url.host?.isEmpty == false, url.query == nil
         else {
             throw SyncFailure(
-                .needsPerson, code: "invalid_store_url",
+                .refused, code: "invalid_store_url",
                 message:
                     "\"\(text)\" is not a store address: give it as https://store.example.org (or http:// on a home network)"
             )
@@ -120,16 +120,16 @@ public struct StoreClient: Sendable {
         public var distanceMeters: Double?
         /// Where the run counted, and for each other group of the runner's why not; `nil` when the
         /// store did not say (an older store).
-        public var counting: CountingReport?
+        public var counting: RunCounting?
     }
 
     /// The reply's `counted_in` and `not_counted`, as far as they can be read.
-    static func counting(_ run: RunView) -> CountingReport? {
+    static func counting(_ run: RunView) -> RunCounting? {
         guard let counted = run.countedIn else { return nil }
         let notCounted = (run.notCounted ?? []).map {
-            NotCountedReport(group: $0.group, groupId: $0.groupID, reasonCode: $0.reasonCode, reason: $0.reason)
+            RunCounting.NotCounted(group: $0.group, groupID: $0.groupID, reasonCode: $0.reasonCode, reason: $0.reason)
         }
-        return CountingReport(countedIn: counted.map(\.group), notCounted: notCounted)
+        return RunCounting(countedIn: counted.map(\.group), notCounted: notCounted)
     }
 
     /// `PUT /v1/runs/{uuid}`: the run's file with its summary, as multipart/form-data. Idempotent:
@@ -267,7 +267,7 @@ public struct StoreClient: Sendable {
             switch status {
             case 200..<300:
                 return SyncFailure(
-                    .retry, code: "bad_reply",
+                    .storeFailed, code: "bad_reply",
                     message:
                         "\(store.absoluteString) answered \(context) with something that is not a Handoff store's reply; trying again later"
                 )
@@ -283,19 +283,19 @@ public struct StoreClient: Sendable {
                     message: "the store refused this pack's link for \(context)\(said): run `handoff link` again")
             case 404 where errorCode == nil:
                 return SyncFailure(
-                    .needsPerson, code: "not_a_store",
+                    .refused, code: "not_a_store",
                     message:
                         "\(store.absoluteString) has no Handoff store API (404 for \(context)): check the address with `handoff link --store URL`"
                 )
             case 408, 425, 429:
                 return SyncFailure(
-                    .retry, code: code, message: "the store asked to wait (\(status)) while \(context)\(said)",
+                    .busy, code: code, message: "the store asked to wait (\(status)) while \(context)\(said)",
                     retryAfter: retryAfter)
             case 400..<500:
-                return SyncFailure(.needsPerson, code: code, message: "the store refused \(context) (\(status))\(said)")
+                return SyncFailure(.refused, code: code, message: "the store refused \(context) (\(status))\(said)")
             default:
                 return SyncFailure(
-                    .retry, code: "server_error",
+                    .storeFailed, code: "server_error",
                     message: "the store failed while \(context) (\(status))\(said); trying again later",
                     what: "the store failed while \(context) (\(status))\(said)", retryAfter: retryAfter)
             }
@@ -323,76 +323,16 @@ public struct StoreClient: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch is CancellationError {
-            throw SyncFailure(.retry, code: "cancelled", message: "stopped before the store answered")
+            throw SyncFailure(.cancelled, code: "cancelled", message: "stopped before the store answered")
         } catch {
             throw SyncFailure.network(error, store: base)
         }
         guard let http = response as? HTTPURLResponse else {
-            throw SyncFailure(.retry, code: "bad_reply", message: "\(base.absoluteString) did not answer in HTTP")
+            throw SyncFailure(.storeFailed, code: "bad_reply", message: "\(base.absoluteString) did not answer in HTTP")
         }
         let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Double.init)
         return Reply(
             status: http.statusCode, body: data, retryAfter: retryAfter,
             text: String(decoding: data.prefix(200), as: UTF8.self))
-    }
-}
-
-/// Why talking to the store failed, and what comes next.
-public struct SyncFailure: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Action: String, Sendable, Hashable {
-        /// Network trouble, a timeout, a 5xx: try again later by itself.
-        case retry
-        /// The store refused this run or request (4xx): a person must look.
-        case needsPerson = "needs_person"
-        /// The store no longer accepts the pack's token: link again.
-        case unlinked
-    }
-
-    public var action: Action
-    public var code: String
-    public var message: String
-    /// What happened, without what the worker does next ("; trying again later"): the sentence
-    /// a person who asked for this attempt reads.
-    public var what: String
-    /// The store's Retry-After, in seconds.
-    public var retryAfter: Double?
-
-    public init(_ action: Action, code: String, message: String, what: String? = nil, retryAfter: Double? = nil) {
-        self.action = action
-        self.code = code
-        self.message = message
-        self.what = what ?? message
-        self.retryAfter = retryAfter
-    }
-
-    public var description: String { message }
-
-    /// A transport error (no route, refused, reset, timed out, TLS) in words.
-    static func network(_ error: any Error, store: URL) -> SyncFailure {
-        let nsError = error as NSError
-        let host = store.host ?? store.absoluteString
-        let what: String
-        var code = "network"
-        switch nsError.code {
-        case NSURLErrorTimedOut:
-            what = "the store did not answer in time"
-            code = "timeout"
-        case NSURLErrorCannotConnectToHost: what = "nothing answers at \(host)"
-        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: what = "\(host) cannot be found (DNS)"
-        case NSURLErrorNetworkConnectionLost: what = "the connection to \(host) broke"
-        case NSURLErrorNotConnectedToInternet: what = "the pack has no network"
-        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted,
-            NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateNotYetValid,
-            NSURLErrorServerCertificateHasUnknownRoot:
-            what = "the TLS connection to \(host) failed (is the pack's clock right, and the certificate valid?)"
-            code = "tls"
-        default:
-            what = "the request to \(host) failed"
-        }
-        let detail =
-            (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
-            ?? nsError.localizedDescription
-        return SyncFailure(
-            .retry, code: code, message: "\(what) (\(detail)); trying again later", what: "\(what) (\(detail))")
     }
 }

@@ -38,12 +38,12 @@ public struct StoreLink: Codable, Hashable, Sendable {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SyncFailure(
-                .needsPerson, code: "link_unreadable",
+                .pack, code: "link_unreadable",
                 message: "\(path) cannot be read: handoffd must run as the user that linked the pack")
         }
         do { return try JSONDecoder().decode(StoreLink.self, from: data) } catch {
             throw SyncFailure(
-                .needsPerson, code: "link_corrupt",
+                .pack, code: "link_corrupt",
                 message: "\(path) is damaged (\(error)): run `handoff unlink`, then `handoff link` again")
         }
     }
@@ -53,7 +53,7 @@ public struct StoreLink: Codable, Hashable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do { try AtomicFile.replace(path, with: try encoder.encode(self), mode: 0o600) } catch {
-            throw SyncFailure(.needsPerson, code: "link_unwritable", message: "could not write \(path): \(error)")
+            throw SyncFailure(.pack, code: "link_unwritable", message: "could not write \(path): \(error)")
         }
     }
 

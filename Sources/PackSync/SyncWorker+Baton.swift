@@ -1,6 +1,5 @@
 import Foundation
 import HandoffModel
-import PackControl
 import PackStorage
 
 /// What `handoff start` did about the baton.
@@ -47,17 +46,13 @@ extension SyncWorker {
         let groups = try await client.groups()
         guard groups.count == 1, let group = groups.first else {
             throw SyncFailure(
-                .needsPerson, code: groups.isEmpty ? "no_group" : "which_group",
+                .refused, code: groups.isEmpty ? "no_group" : "which_group",
                 message: groups.isEmpty
                     ? "your account is in no group: join one on the store (an invite code) to carry its baton"
                     : "your account is in \(groups.count) groups (\(groups.map { "\($0.id) \($0.name)" }.joined(separator: ", "))): set [sync] group = ID in handoff.toml"
             )
         }
-        if var link, link.groupID != group.id {
-            link.groupID = group.id
-            try? link.save(path: configuration.linkPath)
-            self.link = link
-        }
+        connection.remember(group: group.id, path: configuration.linkPath)
         return group.id
     }
 
@@ -66,7 +61,7 @@ extension SyncWorker {
     public func batonForStart(solo: Bool) async -> BatonAtStart {
         let known = configuration.batonGroup ?? link?.groupID
         if solo { return .solo(group: known, message: "Running solo, without the baton.") }
-        guard let client = quickClient, unlinkedByStore == nil else { return .none }
+        guard let client = quickClient, health.unlinkedByStore == nil else { return .none }
         do {
             let group = try await batonGroup(client)
             switch try await client.takeBaton(group: group) {
@@ -86,7 +81,7 @@ extension SyncWorker {
     }
 
     /// `handoff baton`; `recording` is the run being recorded now, if one is.
-    public func batonStatus(recording: Int64? = nil) async throws(SyncError) -> BatonReport {
+    public func batonStatus(recording: Int64? = nil) async throws(SyncError) -> BatonStatus {
         guard let client, let link else {
             throw SyncError(
                 code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
@@ -113,7 +108,7 @@ extension SyncWorker {
 
     /// `handoff baton pass [MEMBER]`: only once the pack's runs are on the store, so that the leg
     /// being handed on has its distance.
-    public func passBaton(to member: String?) async throws(SyncError) -> BatonReport {
+    public func passBaton(to member: String?) async throws(SyncError) -> BatonStatus {
         guard let client, let link else {
             throw SyncError(
                 code: "not_linked", message: "this pack is not linked to a store: `handoff link --store URL`")
@@ -142,18 +137,15 @@ extension SyncWorker {
 
     static func report(
         group: Int64, state: StoreClient.BatonState, legs: [[String: String]], username: String?
-    ) -> BatonReport {
+    ) -> BatonStatus {
         let mine = state.holder != nil && state.holder == username
-        var report = BatonReport(group: group, youHold: mine, message: "")
-        report.holder = state.holder
-        report.since = state.since
-        report.expiresAt = state.expiresAt
-        report.legs = legs
-        if let holder = state.holder {
-            report.message = mine ? "You hold the baton." : "\(holder) holds the baton."
-        } else {
-            report.message = "The baton is free: `handoff start` takes it."
-        }
-        return report
+        let message =
+            switch state.holder {
+            case .some(let holder): mine ? "You hold the baton." : "\(holder) holds the baton."
+            case .none: "The baton is free: `handoff start` takes it."
+            }
+        return BatonStatus(
+            group: group, holder: state.holder, since: state.since, expiresAt: state.expiresAt, youHold: mine,
+            legs: legs, message: message)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import PackControl
 
 /// The home networks a person added from the CLI (`handoff link`, `handoff sync home`).
 ///
@@ -18,7 +17,7 @@ struct AddedHomeNetworks: Codable {
             let file = try? JSONDecoder().decode(AddedHomeNetworks.self, from: data)
         else {
             throw SyncFailure(
-                .needsPerson, code: "home_networks_unreadable",
+                .pack, code: "home_networks_unreadable",
                 message: "\(path) cannot be read: add the home network again with `handoff sync home NAME`")
         }
         return file.homeSSIDs
@@ -32,6 +31,43 @@ struct AddedHomeNetworks: Codable {
         } catch {
             throw SyncError(code: "storage", message: "could not write \(path): \(error)")
         }
+    }
+}
+
+/// handoff.toml's home networks and those added from the CLI.
+struct HomeNetworks {
+    let configured: [String]
+    private(set) var added: [String] = []
+
+    init(configured: [String]) { self.configured = configured }
+
+    mutating func load(path: String) throws(SyncFailure) { added = try AddedHomeNetworks.load(path: path) }
+
+    /// handoff.toml's networks and the added ones, in that order, each once.
+    var all: [String] {
+        var seen = Set<String>()
+        return (configured + added).filter { seen.insert($0).inserted }
+    }
+
+    /// Adds `ssid`, kept in the file at `path` first.
+    mutating func add(_ ssid: String, path: String) throws(SyncError) {
+        try AddedHomeNetworks.save(added + [ssid], path: path)
+        added.append(ssid)
+    }
+
+    /// Removes an added network; handoff.toml's cannot be removed from the CLI.
+    mutating func remove(_ name: String, path: String) throws(SyncError) {
+        guard added.contains(name) else {
+            if configured.contains(name) {
+                throw SyncError(
+                    code: "configured",
+                    message: "\"\(name)\" is home because handoff.toml says so: remove it from sync.home_ssids there")
+            }
+            throw SyncError(code: "not_found", message: "\"\(name)\" is not a home network")
+        }
+        let rest = added.filter { $0 != name }
+        try AddedHomeNetworks.save(rest, path: path)
+        added = rest
     }
 }
 
@@ -53,10 +89,18 @@ extension SyncWorker {
             "runs will not upload by themselves: no home Wi-Fi is set. \(how) (or set sync.home_ssids in handoff.toml). Until then `handoff sync` uploads when you ask"
     }
 
-    /// The home networks, and whether the pack is on one now.
-    public func homeReport(message: String? = nil) -> HomeReport {
+    /// The home networks, the Wi-Fi the pack is on, and whether runs upload by themselves.
+    var networkStatus: NetworkStatus {
         let policy = configuration.policy
-        let home = policy.allowsUpload(network)
+        return NetworkStatus(
+            home: policy.allowsUpload(network), description: policy.describe(network), detail: network.detail,
+            wifi: network.associated ? network.ssid : nil, homeNetworks: policy.ssids, configured: homes.configured,
+            uploadsByItself: uploadsByItself, advice: homeAdvice)
+    }
+
+    /// The home networks, and whether the pack is on one now.
+    public func homeNetworks(message: String? = nil) -> HomeNetworksStatus {
+        let policy = configuration.policy
         let list = policy.ssids.map { "\"\($0)\"" }.joined(separator: ", ")
         let text: String
         if let message {
@@ -68,13 +112,11 @@ extension SyncWorker {
         } else {
             text = "runs upload by themselves on \(list); now \(policy.describe(network))"
         }
-        return HomeReport(
-            homeNetworks: policy.ssids, configured: configuredSSIDs, wifi: network.associated ? network.ssid : nil,
-            home: home, uploadsByItself: uploadsByItself, message: text)
+        return HomeNetworksStatus(network: networkStatus, message: text)
     }
 
     /// Makes `name` (default: the Wi-Fi the pack is on now) a home network.
-    public func addHome(_ name: String?) throws(SyncError) -> HomeReport {
+    public func addHome(_ name: String?) throws(SyncError) -> HomeNetworksStatus {
         guard let ssid = name ?? (network.associated ? network.ssid : nil) else {
             throw SyncError(
                 code: "no_wifi",
@@ -87,45 +129,30 @@ extension SyncWorker {
                 code: "bad_request", message: "\"\(ssid)\" cannot be a Wi-Fi name: a name has 1 to 32 bytes")
         }
         if configuration.policy.ssids.contains(ssid) {
-            return homeReport(message: "\"\(ssid)\" is already a home network: runs upload by themselves on it")
+            return homeNetworks(message: "\"\(ssid)\" is already a home network: runs upload by themselves on it")
         }
-        try AddedHomeNetworks.save(addedSSIDs + [ssid], path: configuration.homeNetworksPath)
-        addedSSIDs.append(ssid)
+        try homes.add(ssid, path: configuration.homeNetworksPath)
         applyHomeNetworks()
         logger.notice("Home network added", metadata: ["ssid": "\(ssid)"])
-        return homeReport(
+        return homeNetworks(
             message:
                 "\"\(ssid)\" is a home network: finished runs upload by themselves whenever the pack is on it"
                 + (configuration.policy.allowsUpload(network) ? " (it is now)" : ""))
     }
 
     /// Stops treating `name` as home (only a network added from the CLI).
-    public func removeHome(_ name: String) throws(SyncError) -> HomeReport {
-        guard addedSSIDs.contains(name) else {
-            if configuredSSIDs.contains(name) {
-                throw SyncError(
-                    code: "configured",
-                    message: "\"\(name)\" is home because handoff.toml says so: remove it from sync.home_ssids there")
-            }
-            throw SyncError(code: "not_found", message: "\"\(name)\" is not a home network")
-        }
-        let rest = addedSSIDs.filter { $0 != name }
-        try AddedHomeNetworks.save(rest, path: configuration.homeNetworksPath)
-        addedSSIDs = rest
+    public func removeHome(_ name: String) throws(SyncError) -> HomeNetworksStatus {
+        try homes.remove(name, path: configuration.homeNetworksPath)
         applyHomeNetworks()
         logger.notice("Home network removed", metadata: ["ssid": "\(name)"])
-        return homeReport(message: "\"\(name)\" is no longer a home network")
+        return homeNetworks(message: "\"\(name)\" is no longer a home network")
     }
 
-    /// handoff.toml's networks and the added ones, in that order, each once.
+    /// The policy follows the home networks; joining home forgives earlier failures.
     func applyHomeNetworks() {
         let wasHome = configuration.policy.allowsUpload(network)
-        var seen = Set<String>()
-        configuration.policy.ssids = (configuredSSIDs + addedSSIDs).filter { seen.insert($0).inserted }
-        if !wasHome && configuration.policy.allowsUpload(network) {
-            storeFailures = 0
-            storeRetryAt = nil
-        }
+        configuration.policy.ssids = homes.all
+        if !wasHome && configuration.policy.allowsUpload(network) { health.forgiveFailures() }
         wakeup.poke()
     }
 }

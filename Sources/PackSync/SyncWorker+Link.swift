@@ -1,10 +1,9 @@
 import Foundation
 import HandoffModel
-import PackControl
 
 /// Linking in progress: what `link_status` shows, and the task polling the store.
 struct LinkFlow {
-    var report: LinkReport
+    var status: LinkStatus
     var task: Task<Void, Never>?
 }
 
@@ -12,7 +11,7 @@ struct LinkFlow {
 extension SyncWorker {
     /// Asks the store for a code and starts polling for the person to enter it. Returns at once
     /// with the code; `linkStatus()` follows the rest.
-    public func beginLink(store: String, name: String?) async throws(SyncError) -> LinkReport {
+    public func beginLink(store: String, name: String?) async throws(SyncError) -> LinkStatus {
         let url: URL
         do { url = try StoreClient.url(store) } catch {
             throw SyncError(code: error.code, message: error.message)
@@ -33,8 +32,8 @@ extension SyncWorker {
         do { code = try await client.requestDeviceCode(name: deviceName) } catch {
             let store = url.absoluteString
             let check: String
-            switch SyncWorker.failureReport(error, entry: nil).kind {
-            case .unreachable:
+            switch error.cause {
+            case .unreachable, .cancelled:
                 check =
                     "\(error.what). Check the address given to --store, that the store is running, and that this pack is online (`handoff doctor`)"
             case .storeFailed, .busy:
@@ -46,18 +45,16 @@ extension SyncWorker {
                 message: "could not link to \(store): \(check); the pack is not linked")
         }
         let expires = now().advanced(byNanoseconds: Int64(code.expiresIn) * nanosecondsPerSecond)
-        var report = LinkReport(
-            state: .waiting,
-            message: "on a phone or computer, open \(code.verificationURI) and enter the code \(code.userCode)")
-        report.store = url.absoluteString
-        report.userCode = code.userCode
-        report.verificationUri = code.verificationURI
-        report.verificationUriComplete = code.verificationURIComplete
-        report.expiresAt = CivilTime(expires).iso8601()
-        linking = LinkFlow(report: report)
+        var status = LinkStatus(
+            .waiting, "on a phone or computer, open \(code.verificationURI) and enter the code \(code.userCode)")
+        status.store = url.absoluteString
+        status.code = LinkStatus.Code(
+            userCode: code.userCode, verificationURI: code.verificationURI,
+            verificationURIComplete: code.verificationURIComplete, expires: expires)
+        linking = LinkFlow(status: status)
         linking?.task = Task { await self.poll(client, code: code, deviceName: deviceName, expires: expires) }
         logger.info("Linking to \(url.absoluteString): waiting for the code to be entered")
-        return report
+        return status
     }
 
     func poll(_ client: StoreClient, code: StoreClient.DeviceCode, deviceName: String, expires: WallInstant) async {
@@ -88,7 +85,7 @@ extension SyncWorker {
                 }
             } catch {
                 if error.action == .retry {
-                    linking?.report.message =
+                    linking?.status.message =
                         "still waiting for the code \(code.userCode); the store did not answer the last poll (\(error.message))"
                 } else {
                     endLink(.failed, "linking failed: \(error.message)")
@@ -103,52 +100,39 @@ extension SyncWorker {
             endLink(.failed, "linked, but \(error.message): the pack cannot keep its token; fix that and link again")
             return
         }
-        link = newLink
-        client = Self.client(for: newLink, timeout: configuration.timeoutSeconds)
-        unlinkedByStore = nil
-        storeFailures = 0
-        storeRetryAt = nil
-        var report = LinkReport(
-            state: .linked,
-            message:
-                "linked to \(newLink.store)\(newLink.username.map { " as \($0)" } ?? "")"
-        )
-        report.store = newLink.store
-        report.username = newLink.username
-        linking = LinkFlow(report: report)
+        connection.set(newLink)
+        health.unlinkedByStore = nil
+        health.forgiveFailures()
+        linking = LinkFlow(status: Self.linkedStatus(connection.linked))
         logger.notice("Linked to \(newLink.store)", metadata: ["username": "\(newLink.username ?? "?")"])
         wakeup.poke()
     }
 
-    func endLink(_ state: StoreLinkState, _ message: String) {
-        linking?.report.state = state
-        linking?.report.message = message
+    func endLink(_ phase: LinkStatus.Phase, _ message: String) {
+        linking?.status.phase = phase
+        linking?.status.message = message
         logger.notice("Linking ended: \(message)")
     }
 
-    public func linkStatus() -> LinkReport {
-        if let linking, linking.report.state != .linked { return linking.report }
-        if let link {
-            var report = LinkReport(
-                state: .linked, message: "linked to \(link.store)\(link.username.map { " as \($0)" } ?? "")")
-            report.store = link.store
-            report.username = link.username
-            if let unlinkedByStore {
-                report.state = .unlinkedByStore
-                report.message = unlinkedByStore
-            }
-            return report
-        }
-        return LinkReport(state: .unlinked, message: "this pack is not linked to a store: `handoff link --store URL`")
+    public func linkStatus() -> LinkStatus {
+        if let linking, linking.status.phase != .linked { return linking.status }
+        guard let linked = connection.linked else { return LinkStatus(.unlinked, Self.notLinked) }
+        if let reason = health.unlinkedByStore { return LinkStatus(.unlinkedByStore, reason, store: linked) }
+        return Self.linkedStatus(linked)
+    }
+
+    static func linkedStatus(_ linked: LinkedStore?) -> LinkStatus {
+        let who = linked?.username.map { " as \($0)" } ?? ""
+        return LinkStatus(.linked, "linked to \(linked?.store ?? "?")\(who)", store: linked)
     }
 
     /// Forgets the store: tells it (so the pack leaves the account's devices), then removes the
     /// token. Runs stay on the pack, and queued ones upload again after the next link.
-    public func unlink() async -> LinkReport {
+    public func unlink() async -> LinkStatus {
         linking?.task?.cancel()
         linking = nil
         guard let link else {
-            return LinkReport(state: .unlinked, message: "this pack was not linked")
+            return LinkStatus(.unlinked, "this pack was not linked")
         }
         var message = "unlinked from \(link.store); runs stay on the pack"
         if let client {
@@ -158,11 +142,10 @@ extension SyncWorker {
             }
         }
         StoreLink.remove(path: configuration.linkPath)
-        self.link = nil
-        client = nil
-        unlinkedByStore = nil
-        current = nil
+        connection.set(nil)
+        health.unlinkedByStore = nil
+        passes.current = nil
         logger.notice("Unlinked from \(link.store)")
-        return LinkReport(state: .unlinked, message: message)
+        return LinkStatus(.unlinked, message)
     }
 }

@@ -1,28 +1,13 @@
 import Foundation
 import HandoffAPI
 import HandoffModel
-import PackControl
 import PackStorage
 
-/// Issue 29: where an uploaded run counted (for `handoff sync`), and `handoff delete`, which tells
-/// the store before the pack forgets a run the store has.
+/// `handoff delete`, which tells the store before the pack forgets a run the store has, and the
+/// summary the store keeps beside each uploaded file.
 extension SyncWorker {
-    /// Keeps where an uploaded run counted for `status().recent`: the runs of this pass (`passes`
-    /// counts finished passes, so it names the pass under way).
-    func noteUploaded(_ entry: OutboxEntry, _ ack: StoreClient.Acknowledgement) {
-        if recentPass != passes {
-            recent = []
-            recentPass = passes
-        }
-        // An older store does not say where a run counted: then there is nothing to tell.
-        guard let counting = ack.counting else { return }
-        recent.append(
-            UploadedRunReport(run: entry.session.rawValue, uuid: entry.uuid, status: ack.status, counting: counting))
-        logger.info("Run \(entry.session): \(counting.sentence)", metadata: ["session.uuid": "\(entry.uuid)"])
-    }
-
     /// Whether this run is being uploaded at this moment.
-    public func isUploading(_ run: SessionID) -> Bool { current?.run == run.rawValue }
+    public func isUploading(_ run: SessionID) -> Bool { passes.current?.run == run.rawValue }
 
     /// Deletes a synced run on the store. Any failure (not linked, unreachable, refused) is a
     /// `SyncError` whose sentence says that nothing was deleted and what to do.
@@ -34,8 +19,8 @@ extension SyncWorker {
                     "run \(run) is on the store, and \(why): nothing was deleted. Try again when the store answers, or `handoff delete \(run) --local-only` deletes it on the pack only (it stays on the store and in its groups' totals)"
             )
         }
-        guard let client, unlinkedByStore == nil else {
-            throw refused(unlinkedByStore ?? "this pack is not linked to a store any more")
+        guard let client, health.unlinkedByStore == nil else {
+            throw refused(health.unlinkedByStore ?? "this pack is not linked to a store any more")
         }
         do {
             try await client.deleteRun(uuid: uuid)

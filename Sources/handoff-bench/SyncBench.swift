@@ -69,7 +69,7 @@ enum SyncBench {
             let status = await worker.status()
             await worker.stop()
             await running.value
-            result.withLock { $0 = SyncStatusSummary(uploaded: status.uploaded, synced: status.synced) }
+            result.withLock { $0 = SyncStatusSummary(uploaded: status.activity.uploaded, synced: status.outbox.synced) }
             done.signal()
         }
         done.wait()

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffModel
 import PackControl
+import PackService
 import PackStorage
 import PackSync
 import TestSupport
@@ -38,7 +39,7 @@ struct CountedSyncTests {
             #expect(
                 earlyCounting.notCounted == [
                     NotCountedReport(
-                        group: "Relay club", groupId: earlyCounting.notCounted.first?.groupId,
+                        group: "Relay club", groupID: earlyCounting.notCounted.first?.groupID,
                         reasonCode: "started_before_joining", reason: "it started before you joined")
                 ])
             #expect(earlyCounting.sentence == "counted in no group; not in Relay club: it started before you joined")
@@ -47,11 +48,11 @@ struct CountedSyncTests {
             #expect(lateCounting.sentence == "counted in Relay club")
 
             // The status names both, by run number, as `handoff sync` prints them.
-            let status = await pack.worker.status()
-            #expect(Set(status.recent.map(\.uuid)) == Set(early.keys).union(late.keys))
-            #expect(status.recent.allSatisfy { $0.status == 201 })
-            #expect(status.recent.first { early[$0.uuid] != nil }?.counting == earlyCounting)
-            let earlyRun = try #require(status.recent.first { early[$0.uuid] != nil }?.run)
+            let status = SyncStatusReport(await pack.worker.status())
+            #expect(Set(status.activity.recent.map(\.uuid)) == Set(early.keys).union(late.keys))
+            #expect(status.activity.recent.allSatisfy { $0.status == 201 })
+            #expect(status.activity.recent.first { early[$0.uuid] != nil }?.counting == earlyCounting)
+            let earlyRun = try #require(status.activity.recent.first { early[$0.uuid] != nil }?.run)
             #expect(
                 status.countedLines.contains(
                     "Run \(earlyRun): counted in no group; not in Relay club: it started before you joined"),

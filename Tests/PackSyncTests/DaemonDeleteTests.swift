@@ -77,9 +77,10 @@ extension DaemonSyncTests {
             }
             let status = try await Self.until("both runs to sync") {
                 let status = try client.send(.syncStatus, expecting: SyncStatusReport.self)
-                return status.synced == 2 && status.queued.isEmpty ? status : nil
+                return status.outbox.synced == 2 && status.outbox.queued.isEmpty ? status : nil
             }
-            #expect(!status.recent.isEmpty && status.recent.allSatisfy { $0.countedIn == ["Relay club"] })
+            #expect(
+                !status.activity.recent.isEmpty && status.activity.recent.allSatisfy { $0.countedIn == ["Relay club"] })
 
             let shown = try runProcess(Products.url("handoff"), ["show", String(ids[0]), "--socket", socket])
             #expect(shown.stdout.contains("counted in Relay club"), "\(shown.stdout)")

@@ -109,9 +109,9 @@ struct DaemonSyncTests {
             daemon = try Self.start(directory, [], log: "second.log")
             let status = try await Self.until("the restarted pack to sync") {
                 let status = try client.send(.syncStatus, expecting: SyncStatusReport.self)
-                return status.state == .idle && status.synced == 1 ? status : nil
+                return status.state == .idle && status.outbox.synced == 1 ? status : nil
             }
-            #expect(status.alreadyStored == 1 && status.uploaded == 1)
+            #expect(status.activity.alreadyStored == 1 && status.activity.uploaded == 1)
             let runs = try await store.runs(token)
             #expect(runs.count == 1 && runs[uuid] != nil)
             // The demo run (5.1 km) is from before the group existed, so it counts for its runner
@@ -127,7 +127,7 @@ struct DaemonSyncTests {
             #expect(text.status == 0 && text.stdout.contains("every finished run is on the store"), "\(text.stdout)")
             let json = try runProcess(Products.url("handoff"), ["sync", "status", "--json", "--socket", socket])
             let decoded = try ControlJSON.decode(SyncStatusReport.self, from: json.stdout)
-            #expect(decoded.synced == 1 && decoded.queued.isEmpty && decoded.linked)
+            #expect(decoded.outbox.synced == 1 && decoded.outbox.queued.isEmpty && decoded.link.linked)
 
             // `handoff start` takes the group's baton; it cannot be passed during the run.
             let start = try runProcess(Products.url("handoff"), ["start", "--json", "--socket", socket])

@@ -16,11 +16,11 @@ struct DoctorStoreTests {
             let token = try await store.signUp("dora")
             let pack = try TestPack("dora")
             let before = await pack.worker.doctorStoreCheck()
-            #expect(before.status == .warning && before.action?.contains("handoff link --store") == true, "\(before)")
+            #expect(before.level == .warning && before.action?.contains("handoff link --store") == true, "\(before)")
 
             try await pack.link(to: store, approvingWith: token)
             let linked = await pack.worker.doctorStoreCheck()
-            #expect(linked.status == .ok, "\(linked)")
+            #expect(linked.level == .ok, "\(linked)")
             #expect(linked.summary.contains("linked as dora") && linked.summary.contains("token is valid"))
 
             // Revoked from the account's device list: the very next check says so.
@@ -28,7 +28,7 @@ struct DoctorStoreTests {
             let device = try #require(try devices.decode(DeviceList.self).devices.first?.id)
             #expect(try await store.call(.delete, "/v1/devices/\(device)", token: token).status == 204)
             let revoked = await pack.worker.doctorStoreCheck()
-            #expect(revoked.status == .problem, "\(revoked)")
+            #expect(revoked.level == .problem, "\(revoked)")
             #expect(revoked.summary.contains("refused the pack's token"))
             #expect(revoked.action?.contains("handoff link --store \(store.url.absoluteString)") == true)
         }
@@ -46,12 +46,12 @@ struct DoctorStoreTests {
         }
         // The store has stopped.
         let atHome = await home.worker.doctorStoreCheck()
-        #expect(atHome.status == .problem, "\(atHome)")
+        #expect(atHome.level == .problem, "\(atHome)")
         #expect(atHome.summary.contains("does not answer"))
         await away.worker.networkChanged(
             WirelessState(associated: true, ssid: "Cafe", detail: "iw on wlan0: connected"))
         let notHome = await away.worker.doctorStoreCheck()
-        #expect(notHome.status == .warning, "\(notHome)")
+        #expect(notHome.level == .warning, "\(notHome)")
         #expect(notHome.action?.contains("when the pack is home") == true)
     }
 
@@ -59,19 +59,19 @@ struct DoctorStoreTests {
     func network() async throws {
         let none = try TestPack("fay", policy: HomePolicy(ssids: [], source: .iw))
         let noneCheck = await none.worker.doctorNetworkCheck()
-        #expect(noneCheck.status == .problem && noneCheck.action?.contains("sync.home_ssids") == true)
+        #expect(noneCheck.level == .problem && noneCheck.action?.contains("sync.home_ssids") == true)
 
         let pack = try TestPack("fay2", policy: HomePolicy(ssids: ["HomeNet"], source: .iw))
         await pack.worker.networkChanged(
             WirelessState(associated: true, ssid: "HomeNet", detail: "iw on wlan0: connected"))
         let home = await pack.worker.doctorNetworkCheck()
-        #expect(home.status == .ok && home.summary.contains("\"HomeNet\""), "\(home)")
+        #expect(home.level == .ok && home.summary.contains("\"HomeNet\""), "\(home)")
         await pack.worker.networkChanged(
             WirelessState(associated: false, detail: "iw dev wlan0 link failed: No such device (-19)"))
         let broken = await pack.worker.doctorNetworkCheck()
-        #expect(broken.status == .problem && broken.summary.contains("cannot read the Wi-Fi state"), "\(broken)")
+        #expect(broken.level == .problem && broken.summary.contains("cannot read the Wi-Fi state"), "\(broken)")
 
         let wired = try TestPack("fay3")
-        #expect(await wired.worker.doctorNetworkCheck().status == .ok)
+        #expect(await wired.worker.doctorNetworkCheck().level == .ok)
     }
 }

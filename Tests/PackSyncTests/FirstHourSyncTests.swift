@@ -79,7 +79,7 @@ struct FirstHourSyncTests {
             defer { if daemon.isRunning { daemon.terminate() } }
             let client = ControlClient(socketPath: socket, timeoutSeconds: 10)
             _ = try await DaemonSyncTests.until("the pack on HomeNet") {
-                try Self.syncStatus(client).wifi == "HomeNet" ? true : nil
+                try Self.syncStatus(client).network.wifi == "HomeNet" ? true : nil
             }
 
             // Before: doctor says runs will not upload by themselves, and how to fix it.
@@ -99,14 +99,16 @@ struct FirstHourSyncTests {
             #expect(linked.status == 0, "\(linked.output)")
             #expect(linked.output.contains("\"HomeNet\" is a home network"), "\(linked.output)")
             var status = try Self.syncStatus(client)
-            #expect(status.uploadsByItself && status.home && status.homeNetworks == ["HomeNet"] && status.advice == nil)
+            #expect(
+                status.network.uploadsByItself && status.network.home && status.network.homeNetworks == ["HomeNet"]
+                    && status.network.advice == nil)
 
             // Kept across a restart.
             daemon.terminate()
             daemon.waitUntilExit()
             daemon = try DaemonSyncTests.start(directory, [], log: "second.log")
             status = try await DaemonSyncTests.until("the restarted pack") { try Self.syncStatus(client) }
-            #expect(status.homeNetworks == ["HomeNet"] && status.uploadsByItself)
+            #expect(status.network.homeNetworks == ["HomeNet"] && status.network.uploadsByItself)
 
             // Removed: sync status says what that means and what to do.
             let removed = try await cli(["sync", "home", "--remove", "HomeNet", "--socket", socket])
@@ -124,7 +126,7 @@ struct FirstHourSyncTests {
             let scripted = await script.finish()
             #expect(scripted.status == 0 && !scripted.output.contains("[Y/n]"), "\(scripted.output)")
             #expect(scripted.output.contains("Runs will not upload by themselves"), "\(scripted.output)")
-            #expect(try Self.syncStatus(client).homeNetworks.isEmpty)
+            #expect(try Self.syncStatus(client).network.homeNetworks.isEmpty)
 
             // --no-home on a terminal: no question either.
             #expect(try await cli(["unlink", "--socket", socket]).status == 0)
@@ -141,7 +143,8 @@ struct FirstHourSyncTests {
             ).finish()
             #expect(named.status == 0 && named.output.contains("\"GymWifi\" is a home network"), "\(named.output)")
             status = try Self.syncStatus(client)
-            #expect(status.homeNetworks == ["GymWifi"] && status.uploadsByItself && !status.home)
+            #expect(
+                status.network.homeNetworks == ["GymWifi"] && status.network.uploadsByItself && !status.network.home)
         }
     }
 
@@ -192,9 +195,9 @@ struct FirstHourSyncTests {
             #expect(await linking.finish().status == 0)
             let away = try await DaemonSyncTests.until("the replayed run to wait away from home") {
                 let status = try Self.syncStatus(client)
-                return status.queued.count == 1 && status.state == .away ? status : nil
+                return status.outbox.queued.count == 1 && status.state == .away ? status : nil
             }
-            #expect(!away.home)
+            #expect(!away.network.home)
 
             // Away from home, asked: it goes now.
             var sync = try await cli(["sync", "--socket", socket])
@@ -234,7 +237,7 @@ struct FirstHourSyncTests {
                     "run 2 was not uploaded: the store at http://127.0.0.1:\(closed) did not answer (nothing answers at 127.0.0.1"
                 ), "\(sync.stderr)")
             #expect(sync.stderr.contains("Check that it is running and that this pack is online"), "\(sync.stderr)")
-            var queued = try #require(try Self.syncStatus(client).queued.first)
+            var queued = try #require(try Self.syncStatus(client).outbox.queued.first)
             #expect(queued.run == 2 && queued.lastError?.contains("nothing answers at 127.0.0.1") == true)
 
             let failing = try FixedReplyServer(
@@ -257,7 +260,7 @@ struct FirstHourSyncTests {
             #expect(
                 sync.stderr.contains("run 2 was not uploaded: the store refused its file (")
                     && sync.stderr.contains("(413): the file is over 64 MB"), "\(sync.stderr)")
-            queued = try #require(try Self.syncStatus(client).queued.first)
+            queued = try #require(try Self.syncStatus(client).outbox.queued.first)
             #expect(queued.held && queued.lastError?.contains("413") == true)
             let table = try await cli(["sync", "status", "--socket", socket]).stdout
             #expect(table.contains("LAST ERROR") && table.contains("(413): the file is over 64 MB"), "\(table)")

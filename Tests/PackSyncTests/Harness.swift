@@ -145,15 +145,15 @@ final class TestPack: Sendable {
     /// Links through the store's device flow, a person approving the code with `token`.
     func link(to store: LiveStore, approvingWith token: String) async throws {
         let started = try await worker.beginLink(store: store.url.absoluteString, name: nil)
-        #expect(started.state == .waiting)
-        try await store.approve(token, userCode: try #require(started.userCode))
+        #expect(started.phase == .waiting)
+        try await store.approve(token, userCode: try #require(started.code?.userCode))
         let deadline = ContinuousClock.now + .seconds(30)
         var report = await worker.linkStatus()
-        while report.state == .waiting, ContinuousClock.now < deadline {
+        while report.phase == .waiting, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
             report = await worker.linkStatus()
         }
-        #expect(report.state == .linked, "\(report.message)")
+        #expect(report.phase == .linked, "\(report.message)")
     }
 
     /// Adds finished runs at 1 Hz heading north from `origin`, starting `start` apart from `first`.
@@ -204,7 +204,7 @@ final class TestPack: Sendable {
         while try database.outboxTotals().waiting + database.outboxTotals().held > 0 {
             guard ContinuousClock.now < deadline else {
                 let status = await worker.status()
-                Issue.record("not synced in time: \(status.message); last error \(status.lastError ?? "none")")
+                Issue.record("not synced in time: \(status.message); last error \(status.contact.lastError ?? "none")")
                 return
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -221,10 +221,10 @@ extension SyncWorker {
     /// worker's speed, only on how long a test waits for it.
     func lookedAgain(timeout: Duration = .seconds(120)) async throws -> Bool {
         let before = status()
-        let target = before.passes + (before.looking ? 2 : 1)
+        let target = before.activity.passes + (before.activity.looking ? 2 : 1)
         wakeup.poke()
         let deadline = ContinuousClock.now + timeout
-        while status().passes < target {
+        while status().activity.passes < target {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -162,11 +162,11 @@ struct HomeWifiTests {
             #expect(try await worker.lookedAgain(), "the worker made no pass without Wi-Fi")
             #expect(proxy.requests.withLock { $0.count } == requestsAfterLinking)
             wpa.associate(ssid: "CafeWifi")
-            let onCafe = try await Self.within(60) { await worker.status().network == "away (on CafeWifi)" }
+            let onCafe = try await Self.within(60) { await worker.status().network.description == "away (on CafeWifi)" }
             #expect(onCafe != nil)
             #expect(try await worker.lookedAgain(), "the worker made no pass on CafeWifi")
             #expect(proxy.requests.withLock { $0.count } == requestsAfterLinking)
-            #expect(await worker.status().state == .away)
+            #expect(await worker.status().phase == .away)
 
             // Home: the run goes. Away, the worker sleeps until poked (no retry falls due), so the
             // sync is the join's doing; the deadline is only how long the test waits.
@@ -177,7 +177,7 @@ struct HomeWifiTests {
 
             // Leave, record another run: it waits. Come back: it goes.
             wpa.disassociate()
-            let left = try await Self.within(60) { await worker.status().home == false }
+            let left = try await Self.within(60) { await worker.status().network.home == false }
             #expect(left != nil, "the worker did not see the pack leave home")
             let requestsWhileAway = proxy.requests.withLock { $0.count }
             let second = try pack.addRuns(1, first: nowWall, random: &random)

@@ -38,7 +38,9 @@ struct SyncTests {
             let total = progress.group.totalM
             #expect(abs(total - stored.values.reduce(0, +)) < 0.001, "\(progress)")
             let status = await pack.worker.status()
-            #expect(status.state == .idle && status.synced == 3 && status.uploaded == 3 && status.queued.isEmpty)
+            #expect(
+                status.phase == .idle && status.outbox.synced == 3 && status.activity.uploaded == 3
+                    && status.outbox.queued.isEmpty)
             // Synced runs stay on the pack.
             #expect(try pack.database.runs().count == 3)
         }
@@ -58,27 +60,30 @@ struct SyncTests {
             let worker = Task { await pack.worker.run() }
             let deadline = ContinuousClock.now + .seconds(120)
             var status = await pack.worker.status()
-            while status.state != .held, ContinuousClock.now < deadline {
+            while status.phase != .held, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
                 status = await pack.worker.status()
             }
-            #expect(status.state == .held, "\(status.message)")
-            let held = try #require(status.queued.first)
-            #expect(held.uuid == future.keys.first && held.held && held.errorCode == "implausible_run")
-            #expect(held.lastError?.contains("clock") == true, "\(held.lastError ?? "")")
+            #expect(status.phase == .held, "\(status.message)")
+            let held = try #require(status.outbox.queued.first)
+            #expect(
+                held.entry.uuid == future.keys.first && held.entry.held && held.entry.errorCode == "implausible_run")
+            #expect(held.entry.lastError?.contains("clock") == true, "\(held.entry.lastError ?? "")")
             #expect(Set(try await store.runs(token).keys) == Set(good.keys))
             // Held means held: the worker looks at the outbox again, twice, and does not try it.
-            let attempts = held.attempts
+            let attempts = held.entry.attempts
             for look in 1...2 { #expect(try await pack.worker.lookedAgain(), "look \(look): the worker made no pass") }
-            #expect(await pack.worker.status().queued.first?.attempts == attempts)
+            #expect(await pack.worker.status().outbox.queued.first?.entry.attempts == attempts)
             // A person asks again: it is tried (and refused) once more.
             await pack.worker.requestSync(now: true, anywhere: false)
             // Waits for the attempt itself (a fixed 500 ms was too short on a loaded machine).
             let retried = ContinuousClock.now + .seconds(120)
-            while await pack.worker.status().queued.first?.attempts == attempts, ContinuousClock.now < retried {
+            while await pack.worker.status().outbox.queued.first?.entry.attempts == attempts,
+                ContinuousClock.now < retried
+            {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            #expect(await pack.worker.status().queued.first?.attempts == attempts + 1)
+            #expect(await pack.worker.status().outbox.queued.first?.entry.attempts == attempts + 1)
             await pack.worker.stop()
             await worker.value
             #expect(try pack.database.runs().count == 3)
@@ -99,15 +104,15 @@ struct SyncTests {
             let worker = Task { await pack.worker.run() }
             let deadline = ContinuousClock.now + .seconds(120)
             var status = await pack.worker.status()
-            while status.state != .unlinkedByStore, ContinuousClock.now < deadline {
+            while status.phase != .unlinkedByStore, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
                 status = await pack.worker.status()
             }
-            #expect(status.state == .unlinkedByStore)
+            #expect(status.phase == .unlinkedByStore)
             #expect(status.message.contains("handoff link"), "\(status.message)")
             // One refused attempt, then nothing: the second run was not even tried.
-            #expect(status.queued.map(\.attempts).sorted() == [0, 1])
-            #expect(await pack.worker.linkStatus().state == .unlinkedByStore)
+            #expect(status.outbox.queued.map(\.entry.attempts).sorted() == [0, 1])
+            #expect(await pack.worker.linkStatus().phase == .unlinkedByStore)
             await pack.worker.stop()
             await worker.value
             #expect(try await store.runs(token).isEmpty)
@@ -212,8 +217,8 @@ struct SyncTests {
                 for (uuid, distance) in expected[i] { #expect(abs((stored[uuid] ?? -1) - distance) < 0.01) }
                 sum += stored.values.reduce(0, +)
                 let status = await pack.worker.status()
-                #expect(status.queued.isEmpty && status.synced == perPack)
-                alreadyStored += status.alreadyStored
+                #expect(status.outbox.queued.isEmpty && status.outbox.synced == perPack)
+                alreadyStored += status.activity.alreadyStored
             }
             #expect(alreadyStored > 0, "no upload was acknowledged only on a retry: the reset faults did not bite")
             let progress = try await store.progress(tokens[0], group: group.id)
