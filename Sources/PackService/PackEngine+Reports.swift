@@ -53,7 +53,7 @@ extension PackEngine {
         let snapshot = pipeline.recorder.snapshot(at: monotonic)
         let fix = snapshot.gps
         var report = StatusReport(
-            state: snapshot.state, gps: GPSReport(fix: GPSFix(fix.mode)),
+            state: snapshot.state, gps: GPSReport(fix),
             sensors: snapshot.sensors.map { sensorReport($0, values: false) }, recoveredRuns: recoveredRuns,
             version: HandoffVersion.current)
         if let session, snapshot.state == .recording || snapshot.state == .paused {
@@ -76,8 +76,6 @@ extension PackEngine {
         }
         report.pack.commitLatency = commitLatency.report
         report.pack.pointCommitDelay = pointCommitDelay.report
-        report.gps.position = GPSPositionReport(fix)
-        report.gps.quality = GPSQualityReport(fix)
         if let gps = snapshot.sensors.first(where: { $0.kind == .gps }) {
             report.gps.receiver.sensor = gps.id.rawValue
             report.gps.receiver.source = sensors[gps.id].map {

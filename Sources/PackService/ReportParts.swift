@@ -15,31 +15,24 @@ extension RunClock {
     }
 }
 
-extension GPSPositionReport {
-    /// Where the fix puts the pack, how it moves, and when.
+extension GPSReport {
+    /// A fix: where it puts the pack, how it moves and when, and how good it is.
     init(_ fix: GNSSFix) {
-        self.init()
-        time = fix.iso8601Time
-        lat = fix.latitude
-        lon = fix.longitude
-        altM = fix.altitudeMeters
-        speedMps = fix.speedMetersPerSecond.map { Format.rounded($0, 2) }
-        trackDeg = fix.trackDegrees
-    }
-}
-
-extension GPSQualityReport {
-    /// How good the fix is.
-    init(_ fix: GNSSFix) {
-        self.init()
-        hdop = fix.hdop
-        pdop = fix.pdop
-        vdop = fix.vdop
-        satellites = fix.satellitesUsed
-        satellitesSeen = fix.satellitesSeen
-        ephM = fix.errors?.eph
-        epvM = fix.errors?.epv
-        epsMps = fix.errors?.eps
+        self.init(fix: GPSFix(fix.mode))
+        position.time = fix.iso8601Time
+        position.lat = fix.latitude
+        position.lon = fix.longitude
+        position.altM = fix.altitudeMeters
+        position.speedMps = fix.speedMetersPerSecond.map { Format.rounded($0, 2) }
+        position.trackDeg = fix.trackDegrees
+        quality.hdop = fix.hdop
+        quality.pdop = fix.pdop
+        quality.vdop = fix.vdop
+        quality.satellites = fix.satellitesUsed
+        quality.satellitesSeen = fix.satellitesSeen
+        quality.ephM = fix.errors?.eph
+        quality.epvM = fix.errors?.epv
+        quality.epsMps = fix.errors?.eps
     }
 }
 
