@@ -211,11 +211,11 @@ public struct Demo: AsyncParsableCommand {
         } else {
             say("")
             say(Show.render(run, units))
-            if let truth = replay?.simulatedDistanceM, let distance = run.distanceM {
+            if let truth = replay?.simulatedDistanceM, let distance = run.totals.distanceM {
                 let error = (distance - truth) / truth * 100
                 var line =
                     "Checked against the simulator: distance \(Format.fixed(distance, 1)) m, true \(Format.fixed(truth, 1)) m (\(error >= 0 ? "+" : "")\(Format.fixed(error, 2)) %)"
-                if let hr = replay?.simulatedAvgHrBpm, let avg = run.avgHrBpm {
+                if let hr = replay?.simulatedAvgHrBpm, let avg = run.rates.avgHrBpm {
                     line += "; average heart rate \(Format.fixed(avg, 1)) bpm, true \(Format.fixed(hr, 1)) bpm"
                 }
                 say(line + ".")
@@ -317,7 +317,7 @@ public struct Demo: AsyncParsableCommand {
             let progress = Int(((replay?.progress ?? 0) * 100).rounded())
             if !output.json, replay?.finished != true {
                 let line =
-                    "\(status.state == .recording ? "Recording" : status.state.rawValue.capitalized) \(Format.duration(status.elapsedS ?? 0)) · \(Format.distance(status.distanceM ?? 0, UnitsOption.configured(status))) · HR \(status.hrBpm.map(String.init) ?? "–") · \(progress) %"
+                    "\(status.state == .recording ? "Recording" : status.state.rawValue.capitalized) \(Format.duration(status.run.elapsedS ?? 0)) · \(Format.distance(status.run.distanceM ?? 0, UnitsOption.configured(status))) · HR \(status.live.hrBpm.map(String.init) ?? "–") · \(progress) %"
                 if terminal {
                     DemoSession.shared.say("\r\u{1B}[K\(line)", newline: false)
                 } else if progress / 10 > lastDecile {

@@ -20,7 +20,7 @@ struct DemoReport: Encodable {
         self.run = run
         simulatedDistanceM = replay?.simulatedDistanceM
         simulatedAvgHrBpm = replay?.simulatedAvgHrBpm
-        if let truth = replay?.simulatedDistanceM, let distance = run.distanceM {
+        if let truth = replay?.simulatedDistanceM, let distance = run.totals.distanceM {
             distanceErrorPct = Format.rounded((distance - truth) / truth * 100, 3)
         } else {
             distanceErrorPct = nil

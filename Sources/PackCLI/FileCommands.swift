@@ -155,8 +155,8 @@ public struct Import: AsyncParsableCommand {
                 try Output.printJSON(WithFile(file: path, report: run))
             } else {
                 var line =
-                    "\(progress)\(path) → run \(run.id): \(run.distanceM.map { Format.distance($0, units) } ?? "–") in \(Format.duration(run.timerS ?? 0))"
-                if let hr = run.avgHrBpm { line += ", average HR \(Format.whole(hr))" }
+                    "\(progress)\(path) → run \(run.id): \(run.totals.distanceM.map { Format.distance($0, units) } ?? "–") in \(Format.duration(run.totals.timerS ?? 0))"
+                if let hr = run.rates.avgHrBpm { line += ", average HR \(Format.whole(hr))" }
                 line += " (\(Output.localTime(run.startTime)))"
                 Output.print(line)
             }

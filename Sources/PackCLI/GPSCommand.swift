@@ -38,46 +38,47 @@ public struct GPS: AsyncParsableCommand {
     }
 
     static func render(_ g: GPSReport, replay: ReplayReport? = nil) -> String {
-        guard let sensor = g.sensor else {
+        guard let sensor = g.receiver.sensor else {
             if let replay { return Status.replayLine(replay) + "\nThe capture has no GPS." }
             return "No GPS is configured or heard from. Set [gps] source in handoff.toml (gpsd or serial)."
         }
         var rows: [[String]] = []
         if let replay {
             let name = (replay.file as NSString).lastPathComponent
-            rows.append(["receiver", "\(sensor), replayed from \(name) (recorded from \(g.source ?? "?"))"])
+            rows.append(["receiver", "\(sensor), replayed from \(name) (recorded from \(g.receiver.source ?? "?"))"])
         } else {
-            rows.append(["receiver", "\(sensor) (\(g.source ?? "?"))"])
+            rows.append(["receiver", "\(sensor) (\(g.receiver.source ?? "?"))"])
         }
-        var fix = g.fix == "none" ? "no fix" : "\(g.fix.uppercased()) fix"
-        if let last = g.lastFixS { fix += last > 3 ? " · silent for \(Format.duration(last))" : "" }
+        var fix = g.fix.phrase
+        if let last = g.receiver.lastFixS { fix += last > 3 ? " · silent for \(Format.duration(last))" : "" }
         rows.append(["fix", fix])
-        if let time = g.time { rows.append(["time", time + (g.clock == "gps" ? " (the run's clock)" : "")]) }
-        if let lat = g.lat, let lon = g.lon {
+        if let time = g.position.time { rows.append(["time", time + (g.clock == .gps ? " (the run's clock)" : "")]) }
+        if let lat = g.position.lat, let lon = g.position.lon {
             rows.append(["position", "\(Format.fixed(lat, 6)), \(Format.fixed(lon, 6))"])
         }
-        if let alt = g.altM { rows.append(["altitude", "\(Format.fixed(alt, 1)) m"]) }
-        if let speed = g.speedMps {
+        if let alt = g.position.altM { rows.append(["altitude", "\(Format.fixed(alt, 1)) m"]) }
+        if let speed = g.position.speedMps {
             rows.append([
                 "speed",
-                "\(Format.fixed(speed, 2)) m/s" + (g.trackDeg.map { " · track \(Format.fixed($0, 0))°" } ?? ""),
+                "\(Format.fixed(speed, 2)) m/s"
+                    + (g.position.trackDeg.map { " · track \(Format.fixed($0, 0))°" } ?? ""),
             ])
         }
         var precision: [String] = []
-        if let h = g.hdop { precision.append("HDOP \(Format.fixed(h, 1))") }
-        if let p = g.pdop { precision.append("PDOP \(Format.fixed(p, 1))") }
-        if let e = g.ephM { precision.append("±\(Format.fixed(e, 1)) m") }
+        if let h = g.quality.hdop { precision.append("HDOP \(Format.fixed(h, 1))") }
+        if let p = g.quality.pdop { precision.append("PDOP \(Format.fixed(p, 1))") }
+        if let e = g.quality.ephM { precision.append("±\(Format.fixed(e, 1)) m") }
         if !precision.isEmpty { rows.append(["precision", precision.joined(separator: " · ")]) }
-        switch (g.satellites, g.satellitesSeen) {
+        switch (g.quality.satellites, g.quality.satellitesSeen) {
         case (let used?, let seen?): rows.append(["satellites", "\(used) used of \(seen) seen"])
         case (let used?, nil): rows.append(["satellites", "\(used) used"])
         case (nil, let seen?): rows.append(["satellites", "\(seen) seen"])
         case (nil, nil): break
         }
         switch g.clock {
-        case "gps": rows.append(["clock", "not synchronised: run times come from GPS"])
-        case "unsynchronized": rows.append(["clock", "not synchronised, and no GPS time yet: run times may be wrong"])
-        default: break
+        case .gps: rows.append(["clock", "not synchronised: run times come from GPS"])
+        case .unsynchronized: rows.append(["clock", "not synchronised, and no GPS time yet: run times may be wrong"])
+        case .system, nil: break
         }
         let table = Output.table(rows)
         return replay.map { Status.replayLine($0) + "\n" + table } ?? table

@@ -60,7 +60,7 @@ public struct UnitsOption: ParsableArguments {
     /// The units a `status` reply says handoffd is configured with: kilometres from a handoffd
     /// that does not say.
     static func configured(_ status: StatusReport) -> Units {
-        status.units.flatMap(Units.init(rawValue:)) ?? .kilometers
+        status.pack.units ?? .kilometers
     }
 
     /// What to put in a request whose reply depends on the units: only those given, and never

@@ -42,9 +42,9 @@ public struct Runs: AsyncParsableCommand {
             if run.queuedForUpload { notes.append("not uploaded") }
             rows.append([
                 String(run.id), Output.localTime(run.startTime),
-                run.distanceM.map { Format.distance($0, units) } ?? "–",
-                run.timerS.map(Format.duration) ?? "–", Format.pace(run.avgPaceSPerKm, units),
-                run.avgHrBpm.map { Format.whole($0) } ?? "–", notes.joined(separator: ", "),
+                run.totals.distanceM.map { Format.distance($0, units) } ?? "–",
+                run.totals.timerS.map(Format.duration) ?? "–", Format.pace(run.rates.avgPaceSPerKm, units),
+                run.rates.avgHrBpm.map { Format.whole($0) } ?? "–", notes.joined(separator: ", "),
             ])
         }
         return Output.table(rows, rightAligned: [0, 2, 3, 5])
@@ -106,7 +106,7 @@ public struct Show: AsyncParsableCommand {
 
     static func render(_ run: RunReport, _ units: Units) -> String {
         var lines = [
-            "Run \(run.id) · \(Output.localTime(run.startTime, weekday: true)) · \(run.distanceM.map { Format.distance($0, units) } ?? "in progress")"
+            "Run \(run.id) · \(Output.localTime(run.startTime, weekday: true)) · \(run.totals.distanceM.map { Format.distance($0, units) } ?? "in progress")"
         ]
         if run.state != .finished {
             lines.append("  still \(run.state.rawValue): `handoff status` shows it live")
@@ -115,25 +115,25 @@ public struct Show: AsyncParsableCommand {
         var facts: [[String]] = []
         facts.append([
             "  time",
-            "\(Format.duration(run.elapsedS ?? 0)) elapsed · \(Format.duration(run.timerS ?? 0)) timer · \(Format.duration(Double(run.movingS ?? 0))) moving",
+            "\(Format.duration(run.totals.elapsedS ?? 0)) elapsed · \(Format.duration(run.totals.timerS ?? 0)) timer · \(Format.duration(Double(run.totals.movingS ?? 0))) moving",
         ])
         facts.append([
             "  pace",
-            "\(Format.pace(run.avgPaceSPerKm, units)) (moving \(Format.pace(run.avgMovingPaceSPerKm, units)))",
+            "\(Format.pace(run.rates.avgPaceSPerKm, units)) (moving \(Format.pace(run.rates.avgMovingPaceSPerKm, units)))",
         ])
-        if let avg = run.avgHrBpm {
+        if let avg = run.rates.avgHrBpm {
             facts.append([
-                "  heart rate", "\(Format.whole(avg)) avg · \(run.maxHrBpm.map(String.init) ?? "–") max bpm",
+                "  heart rate", "\(Format.whole(avg)) avg · \(run.rates.maxHrBpm.map(String.init) ?? "–") max bpm",
             ])
         }
-        if let cadence = run.avgCadenceSpm { facts.append(["  cadence", "\(Format.whole(cadence)) spm"]) }
-        if let steps = run.steps { facts.append(["  steps", "\(steps)"]) }
-        if run.clock == "gps" { facts.append(["  clock", "times from GPS (the pack's clock was not synchronised)"]) }
-        if run.clock == "unsynchronized" {
+        if let cadence = run.rates.avgCadenceSpm { facts.append(["  cadence", "\(Format.whole(cadence)) spm"]) }
+        if let steps = run.totals.steps { facts.append(["  steps", "\(steps)"]) }
+        if run.clock == .gps { facts.append(["  clock", "times from GPS (the pack's clock was not synchronised)"]) }
+        if run.clock == .unsynchronized {
             facts.append(["  clock", "the pack's clock was not synchronised and no GPS time came: times may be wrong"])
         }
-        if let counted = run.countedIn {
-            let counting = CountingReport(countedIn: counted, notCounted: run.notCounted ?? [])
+        if let counted = run.detail.countedIn {
+            let counting = CountingReport(countedIn: counted, notCounted: run.detail.notCounted ?? [])
             facts.append(["  store", counting.sentence])
         } else if run.queuedForUpload {
             facts.append(["  store", "not uploaded yet"])
@@ -142,7 +142,7 @@ public struct Show: AsyncParsableCommand {
         if run.recovered {
             lines.append("  Recovered after a crash or power cut: it ends at the last second saved before it.")
         }
-        if units == .miles, let splits = run.mileSplits, !splits.isEmpty {
+        if units == .miles, let splits = run.detail.mileSplits, !splits.isEmpty {
             lines.append("Splits")
             var rows = [["  MI", "TIME", "PACE", "AVG HR"]]
             for s in splits {
@@ -152,7 +152,7 @@ public struct Show: AsyncParsableCommand {
                 ])
             }
             lines.append(Output.table(rows, rightAligned: [0, 1, 3]))
-        } else if let splits = run.splits, !splits.isEmpty {
+        } else if let splits = run.detail.splits, !splits.isEmpty {
             // In miles without mile splits (a handoffd before them), the kilometres, said so.
             lines.append(units == .miles ? "Splits per kilometre" : "Splits")
             var rows = [["  KM", "TIME", "PACE", "AVG HR"]]
@@ -164,7 +164,7 @@ public struct Show: AsyncParsableCommand {
             }
             lines.append(Output.table(rows, rightAligned: [0, 1, 3]))
         }
-        if let laps = run.laps, laps.count > 1 {
+        if let laps = run.detail.laps, laps.count > 1 {
             lines.append("Laps")
             var rows = [["  LAP", "DISTANCE", "TIME", "PACE", "AVG HR", "ENDED BY"]]
             for l in laps {
@@ -177,7 +177,7 @@ public struct Show: AsyncParsableCommand {
             }
             lines.append(Output.table(rows, rightAligned: [0, 1, 2, 4]))
         }
-        let notable = (run.events ?? []).filter { !["start", "stop", "lap"].contains($0.kind) }
+        let notable = (run.detail.events ?? []).filter { !["start", "stop", "lap"].contains($0.kind) }
         if !notable.isEmpty {
             lines.append("Events")
             lines.append(
@@ -246,6 +246,6 @@ public struct Delete: AsyncParsableCommand {
 
     /// "Delete run 12 (3.72 km, 2026-11-20 07:31)? [y/N]"
     static func question(_ run: RunReport, _ units: Units) -> String {
-        "Delete run \(run.id) (\(run.distanceM.map { Format.distance($0, units) } ?? "in progress"), \(Output.localTime(run.startTime)))? [y/N]"
+        "Delete run \(run.id) (\(run.totals.distanceM.map { Format.distance($0, units) } ?? "in progress"), \(Output.localTime(run.startTime)))? [y/N]"
     }
 }

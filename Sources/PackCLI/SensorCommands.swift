@@ -153,7 +153,7 @@ public struct Pair: ParsableCommand {
             try Output.printJSON(report)
         } else {
             Output.print(
-                "Paired \(report.name ?? report.address) (\(report.address)) as \(report.profile ?? Scan.kindName(report.kind))."
+                "Paired \(report.name ?? report.address) (\(report.address)) as \(report.classic.profile ?? Scan.kindName(report.kind))."
             )
             Output.print(Sensors.details(report))
         }
@@ -191,7 +191,7 @@ public struct Sensors: ParsableCommand {
         for r in reports {
             rows.append([
                 r.name ?? "(no name)", r.address, Scan.kindName(r.kind), r.link.rawValue,
-                r.batteryPercent.map { "\($0) %" } ?? "", lastSeen(r),
+                r.device.batteryPercent.map { "\($0) %" } ?? "", lastSeen(r),
             ])
         }
         Output.print(Output.table(rows))
@@ -223,12 +223,14 @@ public struct Sensors: ParsableCommand {
 
     static func details(_ r: PairedSensorReport) -> String {
         var rows: [[String]] = []
-        let device = [r.manufacturer, r.model].compactMap { $0 }.joined(separator: " ")
-        if !device.isEmpty { rows.append(["device", device + (r.firmware.map { ", firmware \($0)" } ?? "")]) }
-        if let location = r.location { rows.append(["worn on", location]) }
-        if let battery = r.batteryPercent { rows.append(["battery", "\(battery) %"]) }
-        if let profile = r.profile {
-            rows.append(["protocol", profile + ", RFCOMM channel " + (r.rfcommChannel.map(String.init) ?? "from SDP")])
+        let device = [r.device.manufacturer, r.device.model].compactMap { $0 }.joined(separator: " ")
+        if !device.isEmpty { rows.append(["device", device + (r.device.firmware.map { ", firmware \($0)" } ?? "")]) }
+        if let location = r.device.location { rows.append(["worn on", location]) }
+        if let battery = r.device.batteryPercent { rows.append(["battery", "\(battery) %"]) }
+        if let profile = r.classic.profile {
+            rows.append([
+                "protocol", profile + ", RFCOMM channel " + (r.classic.rfcommChannel.map(String.init) ?? "from SDP"),
+            ])
         }
         rows.append(["link", r.link.rawValue])
         return Output.table(rows.map { ["  " + $0[0], $0[1]] })
@@ -296,8 +298,8 @@ public struct SensorTest: AsyncParsableCommand {
             } catch {
                 throw Output.fail(error, json: output.json)
             }
-            let fresh = report.decoded != lastDecoded
-            lastDecoded = report.decoded
+            let fresh = report.payloads.decoded != lastDecoded
+            lastDecoded = report.payloads.decoded
             if fresh && report.link == .connected { heard = true }
             if output.json {
                 try Output.printJSON(report)
@@ -316,7 +318,7 @@ public struct SensorTest: AsyncParsableCommand {
     static func line(_ r: SensorReport, second: Int) -> String {
         var parts = ["\(String(format: "%3d", second)) s"]
         guard r.link == .connected || r.fresh else {
-            return parts[0] + "  \((r.link ?? .connecting).rawValue)" + (r.lastError.map { " · \($0)" } ?? "")
+            return parts[0] + "  \((r.link ?? .connecting).rawValue)" + (r.payloads.lastError.map { " · \($0)" } ?? "")
         }
         if let v = r.values {
             if let hr = v.hrBpm { parts.append("\(hr) bpm") }
@@ -330,7 +332,7 @@ public struct SensorTest: AsyncParsableCommand {
             if let rpm = v.crankRpm { parts.append("\(Format.fixed(rpm, 0)) rpm") }
         }
         if let battery = r.batteryPercent { parts.append("battery \(battery) %") }
-        if r.rejected > 0 { parts.append("\(r.rejected) malformed") }
+        if r.payloads.rejected > 0 { parts.append("\(r.payloads.rejected) malformed") }
         return parts.joined(separator: "  ")
     }
 }

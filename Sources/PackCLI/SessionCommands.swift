@@ -48,12 +48,13 @@ public struct Start: AsyncParsableCommand {
         var status = try client.call(.status, StatusReport.self, json: output.json)
         let idle = !status.state.isOpen
         if idle {
-            if status.gps.sensor == nil, !status.sensors.contains(where: { $0.fresh || $0.link == .connected }) {
+            if status.gps.receiver.sensor == nil, !status.sensors.contains(where: { $0.fresh || $0.link == .connected })
+            {
                 Output.error(
                     "warning: no GPS and no sensor is connected: this run records time only (no distance, pace or heart rate). `handoff doctor` says why."
                 )
             }
-            if !now, status.gps.sensor != nil, status.gps.fix == "none" {
+            if !now, status.gps.receiver.sensor != nil, status.gps.fix == .none {
                 status = try await waitForFix(client, status)
             }
         }
@@ -70,7 +71,7 @@ public struct Start: AsyncParsableCommand {
         let terminal = Output.standardErrorIsTerminal
         var status = first
         var lastShown = -1
-        while status.gps.fix == "none" {
+        while status.gps.fix == .none {
             let elapsed = (ContinuousClock.now - started) / .seconds(1)
             if elapsed >= limit {
                 if terminal { Output.progress(nil) }
@@ -81,8 +82,8 @@ public struct Start: AsyncParsableCommand {
             }
             if Int(elapsed) != lastShown {
                 lastShown = Int(elapsed)
-                let seen = status.gps.satellitesSeen.map(String.init) ?? "?"
-                let used = status.gps.satellites ?? 0
+                let seen = status.gps.quality.satellitesSeen.map(String.init) ?? "?"
+                let used = status.gps.quality.satellites ?? 0
                 let line =
                     "Waiting for a GPS fix: \(seen) satellites seen, \(used) used · \(Format.duration(elapsed)) of \(Format.duration(limit)) (`handoff start --now` starts without)"
                 if terminal { Output.progress(line) } else if lastShown % 10 == 0 { Output.error(line) }
@@ -94,7 +95,7 @@ public struct Start: AsyncParsableCommand {
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         if !output.json {
             Output.print(
-                "GPS: \(status.gps.fix.uppercased()) fix with \(status.gps.satellites.map { "\($0) satellites" } ?? "satellites") after \(Format.duration(elapsed))."
+                "GPS: \(status.gps.fix.phrase) with \(status.gps.quality.satellites.map { "\($0) satellites" } ?? "satellites") after \(Format.duration(elapsed))."
             )
         }
         return status

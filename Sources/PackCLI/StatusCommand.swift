@@ -52,11 +52,11 @@ public struct Status: AsyncParsableCommand {
         switch r.state {
         case .recording, .paused:
             let head = r.state == .paused ? "Paused" : "Recording"
-            var parts = ["\(head) run \(r.runId.map(String.init) ?? "?")"]
-            parts.append(Format.duration(r.elapsedS ?? 0))
-            parts.append(Format.distance(r.distanceM ?? 0, units))
-            parts.append(Format.pace(r.paceSPerKm, units))
-            if let lap = r.lap { parts.append("lap \(lap): \(Format.distance(r.lapDistanceM ?? 0, units))") }
+            var parts = ["\(head) run \(r.run.id.map(String.init) ?? "?")"]
+            parts.append(Format.duration(r.run.elapsedS ?? 0))
+            parts.append(Format.distance(r.run.distanceM ?? 0, units))
+            parts.append(Format.pace(r.live.paceSPerKm, units))
+            if let lap = r.run.lap { parts.append("lap \(lap): \(Format.distance(r.run.lapDistanceM ?? 0, units))") }
             lines.append(parts.joined(separator: " · "))
         case .finished:
             lines.append("Not recording: the last run finished. `handoff start` begins another.")
@@ -64,13 +64,13 @@ public struct Status: AsyncParsableCommand {
             lines.append("Not recording. `handoff start` begins a run.")
         }
         var values: [[String]] = []
-        values.append(["heart rate", r.hrBpm.map { "\($0) bpm" } ?? "–"])
-        values.append(["cadence", r.cadenceSpm.map { "\($0) spm" } ?? "–"])
-        if let steps = r.steps { values.append(["steps", "\(steps)"]) }
-        var gps = r.gps.fix == "none" ? "no fix" : "\(r.gps.fix.uppercased()) fix"
+        values.append(["heart rate", r.live.hrBpm.map { "\($0) bpm" } ?? "–"])
+        values.append(["cadence", r.live.cadenceSpm.map { "\($0) spm" } ?? "–"])
+        if let steps = r.run.steps { values.append(["steps", "\(steps)"]) }
+        var gps = r.gps.fix.phrase
         if r.replay?.finished == true { gps = "no fix (the capture has ended)" }
-        if r.gps.fix != "none", let hdop = r.gps.hdop { gps += " · HDOP \(Format.fixed(hdop, 1))" }
-        if r.gps.fix != "none", let sats = r.gps.satellites { gps += " · \(sats) satellites" }
+        if r.gps.fix != .none, let hdop = r.gps.quality.hdop { gps += " · HDOP \(Format.fixed(hdop, 1))" }
+        if r.gps.fix != .none, let sats = r.gps.quality.satellites { gps += " · \(sats) satellites" }
         values.append(["GPS", gps])
         lines.append(Output.table(values.map { ["  " + $0[0], $0[1]] }))
         if !r.sensors.isEmpty {
@@ -88,16 +88,18 @@ public struct Status: AsyncParsableCommand {
                         if s.link == .disconnected { state = "disconnected" }
                         if s.link == .ended { state = "the capture has ended" }
                         var notes = state
-                        if s.rejected > 0 { notes += " · \(s.rejected) rejected (last: \(s.lastError ?? "?"))" }
+                        if s.payloads.rejected > 0 {
+                            notes += " · \(s.payloads.rejected) rejected (last: \(s.payloads.lastError ?? "?"))"
+                        }
                         return [
                             "  " + s.id, s.kind.rawValue.replacingOccurrences(of: "_", with: " "), s.name ?? "", notes,
                         ]
                     }))
         }
         if let replay = r.replay { lines.insert(replayLine(replay), at: 0) }
-        if !r.recoveredRuns.isEmpty {
+        if !r.pack.recoveredRuns.isEmpty {
             lines.append(
-                "Recovered after a crash or power cut: run \(r.recoveredRuns.map(String.init).joined(separator: ", ")) (finished at its last saved second)."
+                "Recovered after a crash or power cut: run \(r.pack.recoveredRuns.map(String.init).joined(separator: ", ")) (finished at its last saved second)."
             )
         }
         return lines.joined(separator: "\n")

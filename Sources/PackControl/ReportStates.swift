@@ -68,3 +68,31 @@ extension SensorLink {
         }
     }
 }
+
+/// A GPS fix as `status` gives it (`gps.fix`).
+public enum GPSFix: String, Codable, Hashable, Sendable {
+    case none
+    case twoD = "2d"
+    case threeD = "3d"
+
+    public init(_ mode: GPSFixMode) {
+        switch mode {
+        case .none: self = .none
+        case .twoD: self = .twoD
+        case .threeD: self = .threeD
+        }
+    }
+
+    /// "no fix", "2D fix", "3D fix".
+    public var phrase: String { self == .none ? "no fix" : "\(rawValue.uppercased()) fix" }
+}
+
+/// Where a run's times come from (`clock` in runs and in `status`'s `gps`).
+public enum RunClock: String, Codable, Hashable, Sendable {
+    /// The system clock, synchronised.
+    case system
+    /// GPS time: the system clock was not synchronised.
+    case gps
+    /// The system clock while it was not synchronised, with no GPS time: may be wrong.
+    case unsynchronized
+}

@@ -1,6 +1,8 @@
 import HandoffModel
 
-/// A run in `runs` and `show`.
+/// A run in `runs` and `show`. On the socket it is one flat object (docs/control-api.md); here
+/// what it is stays on the report, and its numbers are grouped: `totals`, `rates` and, `show`
+/// only, `detail`.
 public struct RunReport: Codable, Hashable, Sendable {
     public var id: Int64
     public var uuid: String
@@ -9,41 +11,18 @@ public struct RunReport: Codable, Hashable, Sendable {
     public var startTime: String
     public var recovered: Bool
     public var queuedForUpload: Bool
-    public var distanceM: Double?
-    public var elapsedS: Double?
-    public var timerS: Double?
-    public var movingS: Int?
-    public var avgHrBpm: Double?
-    public var maxHrBpm: Int?
-    public var avgCadenceSpm: Double?
-    public var avgPaceSPerKm: Double?
-    public var avgMovingPaceSPerKm: Double?
-    public var maxSpeedMps: Double?
-    public var points: Int?
-    public var steps: Int?
-    /// Where the start time came from: `system` (a synchronised clock), `gps` (GPS time, the
-    /// clock was not synchronised) or `unsynchronized` (may be wrong).
-    public var clock: String?
-    /// `show` only.
-    public var splits: [SplitReport]?
-    /// `show` asked with `units: "mi"` only (the CLI's text in miles; never `--json`): splits
-    /// per mile, computed from the run's points.
-    public var mileSplits: [MileSplitReport]?
-    public var laps: [LapReport]?
-    public var events: [EventReport]?
-    /// Where the store counted the run, as it said when it acknowledged the upload (`show` only;
-    /// absent before the upload, and for runs synced before the store said).
-    public var countedIn: [String]?
-    public var notCounted: [NotCountedReport]?
+    /// Where the start time came from.
+    public var clock: RunClock?
+    /// Finished runs: how far, how long, how many points and steps.
+    public var totals = RunTotalsReport()
+    /// Finished runs: heart rate, cadence, pace and speed.
+    public var rates = RunRatesReport()
+    /// `show` only: splits, laps, events and where the store counted the run.
+    public var detail = RunDetailReport()
 
     enum CodingKeys: String, CodingKey {
-        case id, uuid, state, source, recovered, points, steps, clock, splits, laps, events
-        case countedIn = "counted_in", notCounted = "not_counted"
-        case mileSplits = "mile_splits"
-        case startTime = "start_time", queuedForUpload = "queued_for_upload", distanceM = "distance_m"
-        case elapsedS = "elapsed_s", timerS = "timer_s", movingS = "moving_s", avgHrBpm = "avg_hr_bpm"
-        case maxHrBpm = "max_hr_bpm", avgCadenceSpm = "avg_cadence_spm", avgPaceSPerKm = "avg_pace_s_per_km"
-        case avgMovingPaceSPerKm = "avg_moving_pace_s_per_km", maxSpeedMps = "max_speed_mps"
+        case id, uuid, state, source, recovered, clock
+        case startTime = "start_time", queuedForUpload = "queued_for_upload"
     }
 
     public init(
@@ -58,6 +37,93 @@ public struct RunReport: Codable, Hashable, Sendable {
         self.recovered = recovered
         self.queuedForUpload = queuedForUpload
     }
+
+    /// The parts' keys sit beside the run's own, in the one object.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int64.self, forKey: .id)
+        uuid = try c.decode(String.self, forKey: .uuid)
+        state = try c.decode(SessionState.self, forKey: .state)
+        source = try c.decode(String.self, forKey: .source)
+        startTime = try c.decode(String.self, forKey: .startTime)
+        recovered = try c.decode(Bool.self, forKey: .recovered)
+        queuedForUpload = try c.decode(Bool.self, forKey: .queuedForUpload)
+        clock = try c.decodeIfPresent(RunClock.self, forKey: .clock)
+        totals = try RunTotalsReport(from: decoder)
+        rates = try RunRatesReport(from: decoder)
+        detail = try RunDetailReport(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(uuid, forKey: .uuid)
+        try c.encode(state, forKey: .state)
+        try c.encode(source, forKey: .source)
+        try c.encode(startTime, forKey: .startTime)
+        try c.encode(recovered, forKey: .recovered)
+        try c.encode(queuedForUpload, forKey: .queuedForUpload)
+        try c.encodeIfPresent(clock, forKey: .clock)
+        try totals.encode(to: encoder)
+        try rates.encode(to: encoder)
+        try detail.encode(to: encoder)
+    }
+}
+
+/// A finished run's totals (flat in the run's object).
+public struct RunTotalsReport: Codable, Hashable, Sendable {
+    public var distanceM: Double?
+    public var elapsedS: Double?
+    public var timerS: Double?
+    public var movingS: Int?
+    public var points: Int?
+    public var steps: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case points, steps
+        case distanceM = "distance_m", elapsedS = "elapsed_s", timerS = "timer_s", movingS = "moving_s"
+    }
+
+    public init() {}
+}
+
+/// A finished run's heart rate, cadence, pace and speed (flat in the run's object).
+public struct RunRatesReport: Codable, Hashable, Sendable {
+    public var avgHrBpm: Double?
+    public var maxHrBpm: Int?
+    public var avgCadenceSpm: Double?
+    public var avgPaceSPerKm: Double?
+    public var avgMovingPaceSPerKm: Double?
+    public var maxSpeedMps: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case avgHrBpm = "avg_hr_bpm", maxHrBpm = "max_hr_bpm", avgCadenceSpm = "avg_cadence_spm"
+        case avgPaceSPerKm = "avg_pace_s_per_km", avgMovingPaceSPerKm = "avg_moving_pace_s_per_km"
+        case maxSpeedMps = "max_speed_mps"
+    }
+
+    public init() {}
+}
+
+/// What `show` adds to a run (flat in the run's object).
+public struct RunDetailReport: Codable, Hashable, Sendable {
+    public var splits: [SplitReport]?
+    /// `show` asked with `units: "mi"` only (the CLI's text in miles; never `--json`): splits
+    /// per mile, computed from the run's points.
+    public var mileSplits: [MileSplitReport]?
+    public var laps: [LapReport]?
+    public var events: [EventReport]?
+    /// Where the store counted the run, as it said when it acknowledged the upload (absent
+    /// before the upload, and for runs synced before the store said).
+    public var countedIn: [String]?
+    public var notCounted: [NotCountedReport]?
+
+    enum CodingKeys: String, CodingKey {
+        case splits, laps, events
+        case mileSplits = "mile_splits", countedIn = "counted_in", notCounted = "not_counted"
+    }
+
+    public init() {}
 }
 
 public struct SplitReport: Codable, Hashable, Sendable {

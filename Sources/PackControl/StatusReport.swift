@@ -1,28 +1,100 @@
 import HandoffModel
 
-/// What `status` returns: the recording state and each sensor's.
+/// What `status` returns: the recording state and each sensor's. On the socket it is one flat
+/// object (docs/control-api.md); here the open run, the live values and the pack's own facts are
+/// parts of it.
 public struct StatusReport: Codable, Hashable, Sendable {
     public var state: SessionState
-    public var runId: Int64?
-    public var runUuid: String?
+    /// While a run is open: where it stands.
+    public var run = StatusRunReport()
+    /// The latest fused values.
+    public var live = LiveValuesReport()
+    public var gps: GPSReport
+    public var sensors: [SensorReport]
+    /// Present while `handoffd` replays a capture.
+    public var replay: ReplayReport?
+    public var pack: PackFactsReport
+
+    enum CodingKeys: String, CodingKey {
+        case state, gps, sensors, replay
+    }
+
+    public init(state: SessionState, gps: GPSReport, sensors: [SensorReport], recoveredRuns: [Int64], version: String) {
+        self.state = state
+        self.gps = gps
+        self.sensors = sensors
+        self.pack = PackFactsReport(recoveredRuns: recoveredRuns, version: version)
+    }
+
+    /// The parts' keys sit beside the status's own, in the one object.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        state = try c.decode(SessionState.self, forKey: .state)
+        gps = try c.decode(GPSReport.self, forKey: .gps)
+        sensors = try c.decode([SensorReport].self, forKey: .sensors)
+        replay = try c.decodeIfPresent(ReplayReport.self, forKey: .replay)
+        run = try StatusRunReport(from: decoder)
+        live = try LiveValuesReport(from: decoder)
+        pack = try PackFactsReport(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(state, forKey: .state)
+        try c.encode(gps, forKey: .gps)
+        try c.encode(sensors, forKey: .sensors)
+        try c.encodeIfPresent(replay, forKey: .replay)
+        try run.encode(to: encoder)
+        try live.encode(to: encoder)
+        try pack.encode(to: encoder)
+    }
+}
+
+/// The open run in `status` (flat in its object; every key absent between runs).
+public struct StatusRunReport: Codable, Hashable, Sendable {
+    public var id: Int64?
+    public var uuid: String?
     public var startTime: String?
     public var elapsedS: Double?
     public var timerS: Double?
     public var distanceM: Double?
-    /// Current pace from the current speed, seconds per kilometre.
-    public var paceSPerKm: Double?
-    public var speedMps: Double?
-    public var hrBpm: Int?
-    public var cadenceSpm: Int?
     public var lap: Int?
     public var lapDistanceM: Double?
     public var points: Int?
     /// Steps counted in this run so far, when the pack has a step source.
     public var steps: Int?
-    public var gps: GPSReport
-    public var sensors: [SensorReport]
-    /// Present while `handoffd` replays a capture.
-    public var replay: ReplayReport?
+
+    enum CodingKeys: String, CodingKey {
+        case lap, points, steps
+        case id = "run_id", uuid = "run_uuid", startTime = "start_time", elapsedS = "elapsed_s"
+        case timerS = "timer_s", distanceM = "distance_m", lapDistanceM = "lap_distance_m"
+    }
+
+    public init() {}
+}
+
+/// The latest fused values in `status` (flat in its object).
+public struct LiveValuesReport: Codable, Hashable, Sendable {
+    /// Current pace from the current speed, seconds per kilometre.
+    public var paceSPerKm: Double?
+    public var speedMps: Double?
+    public var hrBpm: Int?
+    public var cadenceSpm: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case paceSPerKm = "pace_s_per_km", speedMps = "speed_mps", hrBpm = "hr_bpm", cadenceSpm = "cadence_spm"
+    }
+
+    public init() {}
+}
+
+/// What `status` says of handoffd itself (flat in its object).
+public struct PackFactsReport: Codable, Hashable, Sendable {
+    public var version: String
+    /// How handoffd is configured to write distances and paces (`[display] units`). The CLI
+    /// prints in these unless `--units` says otherwise; every number in `status` stays in metres
+    /// and seconds per kilometre.
+    public var units: Units?
     /// Runs found open at start-up and finished by recovery.
     public var recoveredRuns: [Int64]
     /// How long measurement notifications took from arriving at the pack to being in a committed
@@ -31,76 +103,15 @@ public struct StatusReport: Codable, Hashable, Sendable {
     /// How long after its second ended each point was committed (the part of `commit_latency`
     /// that is the pack's work, not waiting for the second to end).
     public var pointCommitDelay: LatencyReport?
-    public var version: String
-    /// How handoffd is configured to write distances and paces (`[display] units`): `km` or
-    /// `mi`. The CLI prints in these unless `--units` says otherwise; every number here stays
-    /// in metres and seconds per kilometre.
-    public var units: String?
 
     enum CodingKeys: String, CodingKey {
-        case state, lap, points, steps, gps, sensors, replay, version, units
-        case runId = "run_id", runUuid = "run_uuid", startTime = "start_time", elapsedS = "elapsed_s"
-        case timerS = "timer_s", distanceM = "distance_m", paceSPerKm = "pace_s_per_km", speedMps = "speed_mps"
-        case hrBpm = "hr_bpm", cadenceSpm = "cadence_spm", lapDistanceM = "lap_distance_m"
+        case version, units
         case recoveredRuns = "recovered_runs", commitLatency = "commit_latency", pointCommitDelay = "point_commit_delay"
     }
 
-    public init(state: SessionState, gps: GPSReport, sensors: [SensorReport], recoveredRuns: [Int64], version: String) {
-        self.state = state
-        self.gps = gps
-        self.sensors = sensors
+    public init(recoveredRuns: [Int64], version: String) {
         self.recoveredRuns = recoveredRuns
         self.version = version
-    }
-}
-
-public struct GPSReport: Codable, Hashable, Sendable {
-    /// `none`, `2d` or `3d`.
-    public var fix: String
-    public var lat: Double?
-    public var lon: Double?
-    public var altM: Double?
-    public var hdop: Double?
-    /// Satellites used in the fix.
-    public var satellites: Int?
-    /// The receiver's UTC time of the fix, as it states the date.
-    public var time: String?
-    public var speedMps: Double?
-    public var trackDeg: Double?
-    public var pdop: Double?
-    public var vdop: Double?
-    public var satellitesSeen: Int?
-    /// gpsd's 95 % error estimates: horizontal and vertical position (m), speed (m/s).
-    public var ephM: Double?
-    public var epvM: Double?
-    public var epsMps: Double?
-    /// The GPS sensor, how it is reached, and seconds since its last fix.
-    public var sensor: String?
-    public var source: String?
-    public var lastFixS: Double?
-    /// Where the run's times come from (between runs: would come from): `system`, `gps`, or
-    /// `unsynchronized`.
-    public var clock: String?
-    /// How long `handoff start` waits for a fix before it starts without one (`gps.start_wait_s`).
-    public var startWaitS: Double?
-
-    enum CodingKeys: String, CodingKey {
-        case fix, lat, lon, hdop, satellites, time, pdop, vdop, sensor, source, clock
-        case startWaitS = "start_wait_s"
-        case altM = "alt_m", speedMps = "speed_mps", trackDeg = "track_deg", satellitesSeen = "satellites_seen"
-        case ephM = "eph_m", epvM = "epv_m", epsMps = "eps_mps", lastFixS = "last_fix_s"
-    }
-
-    public init(
-        fix: String, lat: Double? = nil, lon: Double? = nil, altM: Double? = nil, hdop: Double? = nil,
-        satellites: Int? = nil
-    ) {
-        self.fix = fix
-        self.lat = lat
-        self.lon = lon
-        self.altM = altM
-        self.hdop = hdop
-        self.satellites = satellites
     }
 }
 
@@ -116,22 +127,20 @@ public struct SensorReport: Codable, Hashable, Sendable {
     /// Its values are fresh enough to record.
     public var fresh: Bool
     public var inGap: Bool
-    public var decoded: Int
-    public var skipped: Int
-    public var rejected: Int
-    public var lastError: String?
+    public var batteryPercent: Int?
+    /// How its payloads fared.
+    public var payloads: SensorPayloadsReport
     /// The latest values it sent (set by `sensor`, for `handoff sensor test`).
     public var values: SensorValuesReport?
-    public var batteryPercent: Int?
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, name, link, fresh, decoded, skipped, rejected, values
-        case lastSeenS = "last_seen_s", inGap = "in_gap", lastError = "last_error", batteryPercent = "battery_percent"
+        case id, kind, name, link, fresh, values
+        case lastSeenS = "last_seen_s", inGap = "in_gap", batteryPercent = "battery_percent"
     }
 
     public init(
         id: String, kind: SensorKind, name: String?, link: SensorLink?, lastSeenS: Double?, fresh: Bool, inGap: Bool,
-        decoded: Int, skipped: Int, rejected: Int, lastError: String?
+        payloads: SensorPayloadsReport
     ) {
         self.id = id
         self.kind = kind
@@ -140,6 +149,54 @@ public struct SensorReport: Codable, Hashable, Sendable {
         self.lastSeenS = lastSeenS
         self.fresh = fresh
         self.inGap = inGap
+        self.payloads = payloads
+    }
+
+    /// The payload counts' keys sit beside the sensor's own, in the one object.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        kind = try c.decode(SensorKind.self, forKey: .kind)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        link = try c.decodeIfPresent(SensorLink.self, forKey: .link)
+        lastSeenS = try c.decodeIfPresent(Double.self, forKey: .lastSeenS)
+        fresh = try c.decode(Bool.self, forKey: .fresh)
+        inGap = try c.decode(Bool.self, forKey: .inGap)
+        batteryPercent = try c.decodeIfPresent(Int.self, forKey: .batteryPercent)
+        values = try c.decodeIfPresent(SensorValuesReport.self, forKey: .values)
+        payloads = try SensorPayloadsReport(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(name, forKey: .name)
+        try c.encodeIfPresent(link, forKey: .link)
+        try c.encodeIfPresent(lastSeenS, forKey: .lastSeenS)
+        try c.encode(fresh, forKey: .fresh)
+        try c.encode(inGap, forKey: .inGap)
+        try c.encodeIfPresent(batteryPercent, forKey: .batteryPercent)
+        try c.encodeIfPresent(values, forKey: .values)
+        try payloads.encode(to: encoder)
+    }
+}
+
+/// How many of a sensor's payloads were decoded, skipped (valid but not used, such as NMEA
+/// sentences the recorder does not need) and rejected, and the latest rejection's error (flat in
+/// the sensor's object).
+public struct SensorPayloadsReport: Codable, Hashable, Sendable {
+    public var decoded: Int
+    public var skipped: Int
+    public var rejected: Int
+    public var lastError: String?
+
+    enum CodingKeys: String, CodingKey {
+        case decoded, skipped, rejected
+        case lastError = "last_error"
+    }
+
+    public init(decoded: Int, skipped: Int, rejected: Int, lastError: String?) {
         self.decoded = decoded
         self.skipped = skipped
         self.rejected = rejected

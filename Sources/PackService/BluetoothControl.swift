@@ -257,14 +257,15 @@ struct BluetoothControl: Sendable {
         let lastSeen = sensor.lastSeenWallNanoseconds
         return PairedSensorReport(
             id: sensor.id.rawValue, address: sensor.address, addressType: sensor.addressType,
-            kind: sensor.kind.rawValue,
-            name: sensor.name, manufacturer: sensor.manufacturer, model: sensor.model, firmware: sensor.firmware,
-            serialNumber: sensor.serialNumber, location: sensor.location,
-            batteryPercent: live?.batteryPercent ?? sensor.batteryPercent,
+            kind: sensor.kind.rawValue, name: sensor.name,
+            device: SensorDeviceReport(
+                manufacturer: sensor.manufacturer, model: sensor.model, firmware: sensor.firmware,
+                serialNumber: sensor.serialNumber, location: sensor.location,
+                batteryPercent: live?.batteryPercent ?? sensor.batteryPercent),
             paired: CivilTime(WallInstant(nanosecondsSinceEpoch: sensor.pairedWallNanoseconds)).iso8601(),
             lastSeen: lastSeen.map { CivilTime(WallInstant(nanosecondsSinceEpoch: $0)).iso8601() },
-            lastSeenS: live?.lastSeenS, link: live?.link ?? .connecting, profile: sensor.profile,
-            rfcommChannel: sensor.rfcommChannel)
+            lastSeenS: live?.lastSeenS, link: live?.link ?? .connecting,
+            classic: ClassicStrapReport(profile: sensor.profile, rfcommChannel: sensor.rfcommChannel))
     }
 
     static func controlError(_ error: BlueZError) -> ControlError {

@@ -47,7 +47,7 @@ enum ControlDispatcher {
             case .baton:
                 let sync = try syncing(sync)
                 let status = await engine.status()
-                let recording = status.state.isOpen ? status.runId : nil
+                let recording = status.state.isOpen ? status.run.id : nil
                 return encode(ControlResponse(result: BatonReport(try await sync.batonStatus(recording: recording))))
             case .batonPass(let target):
                 let sync = try syncing(sync)

@@ -208,7 +208,7 @@ struct Doctor: Sendable {
             }
             return fixCheck(status, source: device)
         case .gpsd:
-            if let status, status.gps.fix != "none", (status.gps.lastFixS ?? 99) < 5 {
+            if let status, status.gps.fix != .none, (status.gps.receiver.lastFixS ?? 99) < 5 {
                 return fixCheck(status, source: "gpsd \(configuration.gps.gpsdHost):\(configuration.gps.gpsdPort)")
             }
             let probe = GpsdProbe(host: configuration.gps.gpsdHost, port: configuration.gps.gpsdPort)
@@ -241,13 +241,13 @@ struct Doctor: Sendable {
     }
 
     private func fixCheck(_ status: StatusReport?, source: String) -> DoctorCheck {
-        guard let gps = status?.gps, gps.fix != "none" else {
+        guard let gps = status?.gps, gps.fix != .none else {
             return DoctorCheck(
                 "gps", .warning, "\(source): no fix yet",
                 action: "take the pack outside with the antenna facing the sky; a cold start takes up to a minute")
         }
-        let satellites = gps.satellites.map { ", \($0) satellites" } ?? ""
-        return DoctorCheck("gps", .ok, "\(source): \(gps.fix.uppercased()) fix\(satellites)")
+        let satellites = gps.quality.satellites.map { ", \($0) satellites" } ?? ""
+        return DoctorCheck("gps", .ok, "\(source): \(gps.fix.phrase)\(satellites)")
     }
 
     func clock(_ status: StatusReport?) -> DoctorCheck {
@@ -261,7 +261,7 @@ struct Doctor: Sendable {
         if (engine?.clock ?? configuration.recording.clock).isSynchronized() {
             return DoctorCheck("clock", .ok, "the system clock is synchronised (the kernel's NTP status)")
         }
-        if status?.gps.clock == "gps" {
+        if status?.gps.clock == .gps {
             return DoctorCheck(
                 "clock", .warning, "the system clock is not synchronised; runs take their times from GPS",
                 action: "let chrony take time from gpsd, or join a network with NTP once (`timedatectl`)")

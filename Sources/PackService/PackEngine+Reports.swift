@@ -19,7 +19,7 @@ extension PackEngine {
         var report = SensorReport(
             id: s.id.rawValue, kind: s.kind, name: sensors[s.id]?.name, link: s.link.map(SensorLink.init),
             lastSeenS: s.secondsSinceData.map { Format.rounded($0, 1) }, fresh: s.isFresh, inGap: s.inGap,
-            decoded: counts.decoded, skipped: counts.skipped, rejected: counts.rejected, lastError: counts.lastError)
+            payloads: SensorPayloadsReport(counts))
         report.batteryPercent = s.batteryPercent.map(Int.init)
         guard values else { return report }
         var v = SensorValuesReport()
@@ -53,58 +53,45 @@ extension PackEngine {
         let snapshot = pipeline.recorder.snapshot(at: monotonic)
         let fix = snapshot.gps
         var report = StatusReport(
-            state: snapshot.state,
-            gps: GPSReport(
-                fix: fix.mode == .none ? "none" : fix.mode == .twoD ? "2d" : "3d", lat: fix.latitude,
-                lon: fix.longitude,
-                altM: fix.altitudeMeters, hdop: fix.hdop, satellites: fix.satellitesUsed),
+            state: snapshot.state, gps: GPSReport(fix),
             sensors: snapshot.sensors.map { sensorReport($0, values: false) }, recoveredRuns: recoveredRuns,
             version: HandoffVersion.current)
         if let session, snapshot.state == .recording || snapshot.state == .paused {
-            report.runId = session.id?.rawValue
-            report.runUuid = session.uuid
-            report.startTime = CivilTime(session.startWall).iso8601()
-            report.elapsedS = snapshot.elapsedSeconds.map { Format.rounded($0, 1) }
-            report.timerS = snapshot.timerSeconds.map { Format.rounded($0, 1) }
-            report.distanceM = snapshot.distanceMeters.map { Format.rounded($0, 1) }
-            report.lap = snapshot.lapIndex
-            report.lapDistanceM = snapshot.lapDistanceMeters.map { Format.rounded($0, 1) }
-            report.points = snapshot.pointCount
-            report.steps = snapshot.steps
-            report.gps.clock = session.clockSource.rawValue
+            report.run.id = session.id?.rawValue
+            report.run.uuid = session.uuid
+            report.run.startTime = CivilTime(session.startWall).iso8601()
+            report.run.elapsedS = snapshot.elapsedSeconds.map { Format.rounded($0, 1) }
+            report.run.timerS = snapshot.timerSeconds.map { Format.rounded($0, 1) }
+            report.run.distanceM = snapshot.distanceMeters.map { Format.rounded($0, 1) }
+            report.run.lap = snapshot.lapIndex
+            report.run.lapDistanceM = snapshot.lapDistanceMeters.map { Format.rounded($0, 1) }
+            report.run.points = snapshot.pointCount
+            report.run.steps = snapshot.steps
+            report.gps.clock = RunClock(session.clockSource)
         } else {
             // Between runs: where the next run's times would come from.
             let recorder = pipeline.recorder
             report.gps.clock =
-                recorder.wallClockSynchronized ? "system" : recorder.knowsGPSTime ? "gps" : "unsynchronized"
+                recorder.wallClockSynchronized ? .system : recorder.knowsGPSTime ? .gps : .unsynchronized
         }
-        report.commitLatency = commitLatency.report
-        report.pointCommitDelay = pointCommitDelay.report
-        report.gps.time = fix.iso8601Time
-        report.gps.speedMps = fix.speedMetersPerSecond.map { Format.rounded($0, 2) }
-        report.gps.trackDeg = fix.trackDegrees
-        report.gps.pdop = fix.pdop
-        report.gps.vdop = fix.vdop
-        report.gps.satellitesSeen = fix.satellitesSeen
-        report.gps.ephM = fix.errors?.eph
-        report.gps.epvM = fix.errors?.epv
-        report.gps.epsMps = fix.errors?.eps
+        report.pack.commitLatency = commitLatency.report
+        report.pack.pointCommitDelay = pointCommitDelay.report
         if let gps = snapshot.sensors.first(where: { $0.kind == .gps }) {
-            report.gps.sensor = gps.id.rawValue
-            report.gps.source = sensors[gps.id].map {
+            report.gps.receiver.sensor = gps.id.rawValue
+            report.gps.receiver.source = sensors[gps.id].map {
                 [$0.transport?.rawValue, $0.address].compactMap { $0 }.joined(separator: " ")
             }
-            report.gps.lastFixS = gps.secondsSinceData.map { Format.rounded($0, 1) }
+            report.gps.receiver.lastFixS = gps.secondsSinceData.map { Format.rounded($0, 1) }
         }
-        report.hrBpm = snapshot.heartRateBPM
-        report.cadenceSpm = snapshot.cadenceSPM
-        report.speedMps = snapshot.speedMetersPerSecond.map { Format.rounded($0, 2) }
+        report.live.hrBpm = snapshot.heartRateBPM
+        report.live.cadenceSpm = snapshot.cadenceSPM
+        report.live.speedMps = snapshot.speedMetersPerSecond.map { Format.rounded($0, 2) }
         if let speed = snapshot.speedMetersPerSecond, speed >= 0.5 {
-            report.paceSPerKm = Format.rounded(1000 / speed, 0)
+            report.live.paceSPerKm = Format.rounded(1000 / speed, 0)
         }
         report.replay = replay
         report.gps.startWaitS = startWaitSeconds
-        report.units = units.rawValue
+        report.pack.units = units
         if mode == .replay, replay?.finished == true {
             // The capture has ended: its clock stopped with its last event, so nothing it held
             // is current. Its sensors are not live, and there is no fix and no reading.
@@ -112,12 +99,9 @@ extension PackEngine {
                 report.sensors[i].fresh = false
                 report.sensors[i].link = .ended
             }
-            report.gps.fix = "none"
-            report.gps.lastFixS = nil
-            report.hrBpm = nil
-            report.cadenceSpm = nil
-            report.speedMps = nil
-            report.paceSPerKm = nil
+            report.gps.fix = .none
+            report.gps.receiver.lastFixS = nil
+            report.live = LiveValuesReport()
         }
         return report
     }
@@ -145,14 +129,14 @@ extension PackEngine {
         do {
             let (id, record) = try record(reference)
             var report = Self.report(record)
-            report.splits = record.summary?.splits.map {
+            report.detail.splits = record.summary?.splits.map {
                 SplitReport(
                     km: $0.kilometer, distanceM: Format.rounded($0.distanceMeters, 1),
                     timeS: Format.rounded($0.seconds, 1),
                     paceSPerKm: $0.paceSecondsPerKilometer.map { Format.rounded($0, 1) },
                     avgHrBpm: $0.averageHeartRate.map { Format.rounded($0, 1) })
             }
-            report.laps = try database.laps(of: id).map { lap in
+            report.detail.laps = try database.laps(of: id).map { lap in
                 let s = lap.statistics
                 return LapReport(
                     lap: lap.index, trigger: lap.trigger.rawValue, startElapsedS: lap.startElapsedSeconds,
@@ -163,19 +147,19 @@ extension PackEngine {
                     avgPaceSPerKm: s.averagePaceSecondsPerKilometer.map { Format.rounded($0, 1) })
             }
             let events = try database.events(of: id)
-            report.events = events.map {
+            report.detail.events = events.map {
                 EventReport(
                     offsetS: Format.rounded(Double($0.offsetNanoseconds) / 1e9, 3), kind: $0.kind.rawValue,
                     sensor: $0.sensor?.rawValue, detail: $0.detail)
             }
             if let counting = try database.counting(id) {
-                report.countedIn = counting.countedIn
-                report.notCounted = counting.notCounted
+                report.detail.countedIn = counting.countedIn
+                report.detail.notCounted = counting.notCounted
             }
             if mileSplits, let summary = record.summary {
                 // The journal keeps kilometre splits only; miles come from the points, as the
                 // recorder made the kilometres from them.
-                report.mileSplits = SplitTracker.splits(
+                report.detail.mileSplits = SplitTracker.splits(
                     lengthMeters: Units.metersPerMile, points: try database.points(of: id), events: events,
                     distanceMeters: summary.statistics.distanceMeters, timerSeconds: summary.statistics.timerSeconds
                 ).map {
@@ -201,20 +185,20 @@ extension PackEngine {
             queuedForUpload: record.queuedForUpload)
         if let summary = record.summary {
             let s = summary.statistics
-            report.distanceM = Format.rounded(s.distanceMeters, 1)
-            report.elapsedS = Format.rounded(summary.elapsedSeconds, 1)
-            report.timerS = Format.rounded(s.timerSeconds, 1)
-            report.movingS = s.movingSeconds
-            report.avgHrBpm = s.averageHeartRate.map { Format.rounded($0, 1) }
-            report.maxHrBpm = s.maximumHeartRate
-            report.avgCadenceSpm = s.averageCadence.map { Format.rounded($0, 1) }
-            report.avgPaceSPerKm = s.averagePaceSecondsPerKilometer.map { Format.rounded($0, 1) }
-            report.avgMovingPaceSPerKm = s.averageMovingPaceSecondsPerKilometer.map { Format.rounded($0, 1) }
-            report.maxSpeedMps = s.maximumSpeed.map { Format.rounded($0, 2) }
-            report.points = s.pointCount
-            report.steps = summary.steps
+            report.totals.distanceM = Format.rounded(s.distanceMeters, 1)
+            report.totals.elapsedS = Format.rounded(summary.elapsedSeconds, 1)
+            report.totals.timerS = Format.rounded(s.timerSeconds, 1)
+            report.totals.movingS = s.movingSeconds
+            report.totals.points = s.pointCount
+            report.totals.steps = summary.steps
+            report.rates.avgHrBpm = s.averageHeartRate.map { Format.rounded($0, 1) }
+            report.rates.maxHrBpm = s.maximumHeartRate
+            report.rates.avgCadenceSpm = s.averageCadence.map { Format.rounded($0, 1) }
+            report.rates.avgPaceSPerKm = s.averagePaceSecondsPerKilometer.map { Format.rounded($0, 1) }
+            report.rates.avgMovingPaceSPerKm = s.averageMovingPaceSecondsPerKilometer.map { Format.rounded($0, 1) }
+            report.rates.maxSpeedMps = s.maximumSpeed.map { Format.rounded($0, 2) }
         }
-        report.clock = record.clockSource.rawValue
+        report.clock = RunClock(record.clockSource)
         return report
     }
 
@@ -255,13 +239,13 @@ extension PackEngine {
         let report = status()
         switch report.state {
         case .recording, .paused:
-            let run = report.runId.map { "run \($0)" } ?? "a run"
-            let distance = Format.distanceColumn(report.distanceM ?? 0, units)
+            let run = report.run.id.map { "run \($0)" } ?? "a run"
+            let distance = Format.distanceColumn(report.run.distanceM ?? 0, units)
             let verb = report.state == .paused ? "Paused" : "Recording"
-            return "\(verb) \(run), \(distance), GPS \(report.gps.fix)"
+            return "\(verb) \(run), \(distance), GPS \(report.gps.fix.rawValue)"
         default:
             let connected = report.sensors.filter { $0.link == .connected || $0.fresh }.count
-            return "Idle; GPS \(report.gps.fix), \(connected) of \(report.sensors.count) sensors heard"
+            return "Idle; GPS \(report.gps.fix.rawValue), \(connected) of \(report.sensors.count) sensors heard"
         }
     }
 

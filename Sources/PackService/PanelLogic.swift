@@ -122,7 +122,7 @@ enum LEDPattern: String, CaseIterable, Sendable {
         if state.journalFailing { return .error }
         let recording = state.status.state.isOpen
         if state.status.state == .paused { return .paused }
-        let noFix = state.gpsConfigured && state.status.gps.fix == "none"
+        let noFix = state.gpsConfigured && state.status.gps.fix == .none
         let missing = state.status.sensors.contains { $0.kind != .gps && $0.link == .disconnected }
         if recording {
             if noFix { return .waitingForGPS }

@@ -99,7 +99,7 @@ struct CrashRecoveryTests {
             let restarted = try Daemon(in: dir, arguments: [], logName: "recover-laps\(run).log")
             let status = try await restarted.waitUntilReady()
             restarted.terminate()
-            #expect(status.recoveredRuns == [Int64(run)])
+            #expect(status.pack.recoveredRuns == [Int64(run)])
             let after = try restarted.openDatabase().read { db in
                 (
                     session: try Row.fetchOne(
@@ -158,7 +158,7 @@ struct CrashRecoveryTests {
             let restarted = try Daemon(in: dir, arguments: [], logName: "recover\(run).log")
             let status = try await restarted.waitUntilReady()
             restarted.terminate()
-            #expect(status.recoveredRuns == [Int64(run)], "run \(run), killed \(moment) s in")
+            #expect(status.pack.recoveredRuns == [Int64(run)], "run \(run), killed \(moment) s in")
             #expect(restarted.log.contains("Recovered a run left open by a crash or power cut"))
 
             let journal = try restarted.openDatabase().read { db in

@@ -91,7 +91,7 @@ struct DaemonTests {
         result = try handoff(["start"] + socket)
         #expect(result.status == 1 && result.stderr.contains("already being recorded"))
         // A lap needs a recorded second in it: waits for the first point, however late it comes.
-        _ = try await daemon.waitFor { ($0.points ?? 0) >= 1 }
+        _ = try await daemon.waitFor { ($0.run.points ?? 0) >= 1 }
         #expect(try handoff(["lap"] + socket).status == 0)
         #expect(try handoff(["pause"] + socket).stdout.contains("Paused"))
         #expect(try handoff(["resume"] + socket).stdout.contains("Recording again"))
@@ -99,8 +99,8 @@ struct DaemonTests {
         #expect(status.stdout.contains("Recording run 1"))
         // A recorded second after the lap (and the pause), so that a last lap exists.
         let pointsAtResume =
-            try daemon.client.send(.status, expecting: StatusReport.self).points ?? 0
-        _ = try await daemon.waitFor { ($0.points ?? 0) > pointsAtResume }
+            try daemon.client.send(.status, expecting: StatusReport.self).run.points ?? 0
+        _ = try await daemon.waitFor { ($0.run.points ?? 0) > pointsAtResume }
         // A few seconds with no distance: kept only because it is asked for (issue 29).
         result = try handoff(["stop", "--keep"] + socket)
         #expect(result.status == 0 && result.stdout.contains("Run 1 finished"))
@@ -144,7 +144,7 @@ struct DaemonTests {
         defer { dir.remove() }
         let daemon = try Daemon(in: dir, arguments: ["--replay", demoCapturePath, "--speed", "30"])
         try await daemon.waitUntilReady()
-        _ = try await daemon.waitFor { $0.state == .recording && ($0.elapsedS ?? 0) > 20 }
+        _ = try await daemon.waitFor { $0.state == .recording && ($0.run.elapsedS ?? 0) > 20 }
         daemon.terminate()
         #expect(daemon.process.terminationStatus == 0, "\(daemon.log)")
         let (state, recovered, points, integrity) = try await daemon.openDatabase().read { db in

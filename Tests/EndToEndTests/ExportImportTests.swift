@@ -29,12 +29,12 @@ struct ExportImportTests {
             let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
             let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
             #expect(report?["bytes"] as? Int == size && (size ?? 0) > 10_000)
-            #expect(report?["points"] as? Int == run.points)
+            #expect(report?["points"] as? Int == run.totals.points)
         }
         // Nothing half-written is left beside the files.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.hasSuffix(".partial") })
         let csv = try String(contentsOfFile: dir.file("run.csv").path, encoding: .utf8)
-        #expect(csv.split(separator: "\n").count == (run.points ?? 0) + 1)
+        #expect(csv.split(separator: "\n").count == (run.totals.points ?? 0) + 1)
         // Standard output, for pipes.
         let piped = try handoff(["export", "1", "--format", "gpx", "-o", "-"] + socket)
         #expect(piped.status == 0 && piped.stdout.hasPrefix("<?xml") && piped.stdout.contains("</gpx>"))

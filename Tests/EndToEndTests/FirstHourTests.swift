@@ -17,7 +17,7 @@ import Testing
         _ = try await daemon.waitUntilReady()
         let ended = try await daemon.waitFor { $0.replay?.finished == true }
         #expect(ended.sensors.count == 3 && ended.sensors.allSatisfy { !$0.fresh && $0.link == .ended })
-        #expect(ended.gps.fix == "none" && ended.hrBpm == nil)
+        #expect(ended.gps.fix == .none && ended.live.hrBpm == nil)
         let socket = ["--socket", daemon.socket]
 
         let status = try handoff(["status"] + socket).stdout
@@ -54,7 +54,7 @@ import Testing
         let daemon = try Daemon(in: dir, arguments: ["--replay", demoCapturePath, "--speed", "10"])
         defer { daemon.terminate() }
         _ = try await daemon.waitUntilReady()
-        _ = try await daemon.waitFor { ($0.points ?? 0) >= 1 }
+        _ = try await daemon.waitFor { ($0.run.points ?? 0) >= 1 }
         let doctor = try ControlJSON.decode(
             DoctorReport.self, from: try handoff(["doctor", "--json", "--socket", daemon.socket]).stdout)
         let replay = try #require(doctor.checks.first { $0.check == "replay" })
@@ -77,7 +77,7 @@ import Testing
         let daemon = try Daemon(in: dir, arguments: [])
         defer { daemon.terminate() }
         let ready = try await daemon.waitUntilReady()
-        #expect(ready.gps.sensor != nil && ready.gps.fix == "none" && ready.gps.startWaitS == 1)
+        #expect(ready.gps.receiver.sensor != nil && ready.gps.fix == .none && ready.gps.startWaitS == 1)
         let socket = ["--socket", daemon.socket]
         let started = ContinuousClock.now
         let waited = try handoff(["start"] + socket)

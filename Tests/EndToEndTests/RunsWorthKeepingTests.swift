@@ -40,7 +40,7 @@ struct RunsWorthKeepingTests {
         let socket = ["--socket", daemon.socket]
 
         #expect(try handoff(["start"] + socket).status == 0)
-        _ = try await daemon.waitFor { ($0.points ?? 0) >= 1 }
+        _ = try await daemon.waitFor { ($0.run.points ?? 0) >= 1 }
         let recording = try handoff(["delete", "last", "--yes"] + socket)
         #expect(recording.status != 0 && recording.stderr.contains("still being recorded"), "\(recording.stderr)")
         let stopped = try handoff(["stop"] + socket)
@@ -50,7 +50,7 @@ struct RunsWorthKeepingTests {
         #expect(try ControlJSON.decode([RunReport].self, from: none.stdout).isEmpty)
 
         #expect(try handoff(["start"] + socket).status == 0)
-        _ = try await daemon.waitFor { ($0.points ?? 0) >= 1 }
+        _ = try await daemon.waitFor { ($0.run.points ?? 0) >= 1 }
         let kept = try handoff(["stop", "--keep", "--json"] + socket)
         let keptReport = try ControlJSON.decode(CommandReport.self, from: kept.stdout)
         #expect(keptReport.discarded == nil && keptReport.message.contains("finished"))

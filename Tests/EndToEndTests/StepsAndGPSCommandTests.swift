@@ -75,13 +75,13 @@ struct StepsAndGPSCommandTests {
         let daemon = try Daemon(in: dir, arguments: ["--replay", demoCapturePath, "--speed", "20"])
         defer { daemon.terminate() }
         try await daemon.waitUntilReady()
-        _ = try await daemon.waitFor { $0.gps.fix == "3d" && $0.gps.satellites != nil }
+        _ = try await daemon.waitFor { $0.gps.fix == .threeD && $0.gps.quality.satellites != nil }
         let json = try handoff(["gps", "--json", "--socket", daemon.socket])
         #expect(json.status == 0, "\(json.stderr)")
         let gps = try JSONDecoder().decode(GPSReport.self, from: Data(json.stdout.utf8))
-        #expect(gps.fix == "3d" && gps.sensor == "gps0")
-        #expect(gps.lat != nil && gps.lon != nil && gps.time?.hasSuffix("Z") == true)
-        #expect(gps.clock == "system")
+        #expect(gps.fix == .threeD && gps.receiver.sensor == "gps0")
+        #expect(gps.position.lat != nil && gps.position.lon != nil && gps.position.time?.hasSuffix("Z") == true)
+        #expect(gps.clock == .system)
         let text = try handoff(["gps", "--socket", daemon.socket])
         #expect(text.status == 0)
         #expect(text.stdout.contains("3D") && text.stdout.contains("satellites"), "\(text.stdout)")

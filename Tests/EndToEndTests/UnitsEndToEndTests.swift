@@ -84,7 +84,7 @@ struct UnitsEndToEndTests {
         let daemon = try Daemon(in: dir, arguments: [], logName: "handoffd-miles.log")
         defer { daemon.terminate() }
         let ready = try await daemon.waitUntilReady()
-        #expect(ready.units == "mi")
+        #expect(ready.pack.units == .miles)
         let socket = ["--socket", daemon.socket]
 
         let shown = try handoff(["show", "last"] + socket)
@@ -103,7 +103,7 @@ struct UnitsEndToEndTests {
 
         // handoffd's own messages follow its configuration, or --units.
         #expect(try handoff(["start", "--now"] + socket).status == 0)
-        _ = try await daemon.waitFor { ($0.points ?? 0) >= 1 }
+        _ = try await daemon.waitFor { ($0.run.points ?? 0) >= 1 }
         let status = try handoff(["status"] + socket)
         #expect(status.stdout.contains("0.00 mi") && status.stdout.contains("/mi"), "\(status.stdout)")
         let paused = try handoff(["pause"] + socket)

@@ -88,7 +88,7 @@ struct DiscardAtStopTests {
             await engine.ingest(event)
             if event.monotonic.seconds(since: start.monotonic) >= 45 { break }
         }
-        let distance = try #require(await engine.status().distanceM)
+        let distance = try #require(await engine.status().run.distanceM)
         #expect(distance > 0)
         let report = try await engine.command(.stop)
         #expect(report.discarded == nil)

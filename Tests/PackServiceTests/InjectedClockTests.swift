@@ -56,8 +56,8 @@ struct InjectedClockTests {
                 await engine.tick()
             }
             let status = await engine.status()
-            #expect(status.points == 61, "a point at 0 s and one for each of the 60 seconds ticked")
-            #expect(status.gps.clock == (synchronized ? "system" : "unsynchronized"))
+            #expect(status.run.points == 61, "a point at 0 s and one for each of the 60 seconds ticked")
+            #expect(status.gps.clock == (synchronized ? .system : .unsynchronized))
             _ = try await engine.command(.stop, keep: true)
             let run = try #require(try database.runs().first)
             #expect(run.startWall == TestClock.epoch.advanced(byNanoseconds: 5 * nanosecondsPerSecond))

@@ -146,7 +146,7 @@ struct LEDPatternTests {
     }
 
     static func state(
-        _ run: SessionState, fix: String = "3d", sensors: [(String, SensorLink?)] = [], syncing: Bool = false,
+        _ run: SessionState, fix: GPSFix = .threeD, sensors: [(String, SensorLink?)] = [], syncing: Bool = false,
         failing: Bool = false, gps: Bool = true
     ) -> PanelState {
         let report = StatusReport(
@@ -154,7 +154,8 @@ struct LEDPatternTests {
             sensors: sensors.map {
                 SensorReport(
                     id: $0.0, kind: $0.0 == "gps0" ? .gps : .heartRate, name: nil, link: $0.1, lastSeenS: nil,
-                    fresh: $0.1 == .connected, inGap: false, decoded: 0, skipped: 0, rejected: 0, lastError: nil)
+                    fresh: $0.1 == .connected, inGap: false,
+                    payloads: SensorPayloadsReport(decoded: 0, skipped: 0, rejected: 0, lastError: nil))
             }, recoveredRuns: [], version: "test")
         return PanelState(status: report, gpsConfigured: gps, syncing: syncing, journalFailing: failing)
     }
@@ -164,15 +165,15 @@ struct LEDPatternTests {
         let strapGone: [(String, SensorLink?)] = [("hr0", .disconnected)]
         let strapOn: [(String, SensorLink?)] = [("hr0", .connected)]
         #expect(LEDPattern.resolve(Self.state(.idle)) == .idle)
-        #expect(LEDPattern.resolve(Self.state(.idle, fix: "none")) == .waitingForGPS)
-        #expect(LEDPattern.resolve(Self.state(.idle, fix: "none", gps: false)) == .idle)
+        #expect(LEDPattern.resolve(Self.state(.idle, fix: .none)) == .waitingForGPS)
+        #expect(LEDPattern.resolve(Self.state(.idle, fix: .none, gps: false)) == .idle)
         #expect(LEDPattern.resolve(Self.state(.idle, sensors: strapGone)) == .sensorsMissing)
         #expect(LEDPattern.resolve(Self.state(.idle, sensors: strapOn, syncing: true)) == .syncing)
         #expect(LEDPattern.resolve(Self.state(.recording, sensors: strapOn)) == .recording)
         #expect(LEDPattern.resolve(Self.state(.recording, sensors: strapOn, syncing: true)) == .recording)
         #expect(LEDPattern.resolve(Self.state(.recording, sensors: strapGone)) == .sensorsMissing)
-        #expect(LEDPattern.resolve(Self.state(.recording, fix: "none", sensors: strapGone)) == .waitingForGPS)
-        #expect(LEDPattern.resolve(Self.state(.paused, fix: "none", sensors: strapGone)) == .paused)
+        #expect(LEDPattern.resolve(Self.state(.recording, fix: .none, sensors: strapGone)) == .waitingForGPS)
+        #expect(LEDPattern.resolve(Self.state(.paused, fix: .none, sensors: strapGone)) == .paused)
         #expect(LEDPattern.resolve(Self.state(.paused, failing: true)) == .error)
         #expect(LEDPattern.resolve(Self.state(.finished)) == .idle)
     }
@@ -308,7 +309,7 @@ struct PanelServiceTests {
         // Long: recording; the LED is then on and stays on.
         try await gpio.press(held: 1.3)
         let recording = try await waitFor("recording") { $0.state == .recording }
-        #expect(recording.lap == 1)
+        #expect(recording.run.lap == 1)
         for _ in 0..<2400 where panel.pattern != .recording || gpio.levels.last?.lit != true {
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -333,7 +334,7 @@ struct PanelServiceTests {
 
         // Short: a lap.
         try await gpio.press(held: 0.15)
-        _ = try await waitFor("lap 2") { $0.lap == 2 }
+        _ = try await waitFor("lap 2") { $0.run.lap == 2 }
 
         // Paused from the CLI: one 200 ms flash every 2 s.
         _ = try await engine.command(.pause)
@@ -371,11 +372,11 @@ struct PanelServiceTests {
         _ = try await engine.command(.start)
         // A lap needs a recorded second in it: ticks until the first point is in.
         let firstPoint = ContinuousClock.now + .seconds(120)
-        while await engine.status().points ?? 0 < 1, ContinuousClock.now < firstPoint {
+        while await engine.status().run.points ?? 0 < 1, ContinuousClock.now < firstPoint {
             try await Task.sleep(for: .milliseconds(50))
             await engine.tick()
         }
-        #expect(await engine.status().points ?? 0 >= 1, "no point recorded")
+        #expect(await engine.status().run.points ?? 0 >= 1, "no point recorded")
         let gpio = SimulatedGPIO()
         // A 200 ms press that ended 1.3 s ago: by the clock now, the button would have been held
         // past the 1 s long-press time, had its release not been read first.
@@ -386,11 +387,11 @@ struct PanelServiceTests {
         let running = Task { try await panel.run() }
         defer { running.cancel() }
         var status = await engine.status()
-        for _ in 0..<2400 where status.lap != 2 {
+        for _ in 0..<2400 where status.run.lap != 2 {
             try await Task.sleep(for: .milliseconds(50))
             status = await engine.status()
         }
         #expect(status.state == .recording, "a long press stopped the run")
-        #expect(status.lap == 2)
+        #expect(status.run.lap == 2)
     }
 }

@@ -93,7 +93,7 @@ struct UnitsTests {
         for event in run.events {
             await engine.ingest(event)
             if paused == nil, event.monotonic.seconds(since: start) > 300 {
-                #expect(await engine.status().units == "mi")
+                #expect(await engine.status().pack.units == .miles)
                 paused = try await engine.command(.pause)
                 let inKilometres = try await engine.command(.resume, units: .kilometers)
                 #expect(inKilometres.message.contains(" km.") || inKilometres.message.hasSuffix(" m."))
@@ -103,14 +103,14 @@ struct UnitsTests {
         #expect(message.hasPrefix("Paused at ") && message.contains(" mi. "), "\(message)")
 
         let plain = try await engine.show("last")
-        #expect(plain.mileSplits == nil)
+        #expect(plain.detail.mileSplits == nil)
         let report = try await engine.show("last", mileSplits: true)
         var withoutMiles = report
-        withoutMiles.mileSplits = nil
+        withoutMiles.detail.mileSplits = nil
         #expect(withoutMiles == plain, "mile splits are all that is added")
-        let distance = try #require(report.distanceM)
-        let timer = try #require(report.timerS)
-        let miles = try #require(report.mileSplits)
+        let distance = try #require(report.totals.distanceM)
+        let timer = try #require(report.totals.timerS)
+        let miles = try #require(report.detail.mileSplits)
         #expect(miles.count == Int(distance / 1609.344) + 1, "\(distance) m")
         #expect(miles.map(\.mile) == Array(1...miles.count))
         #expect(miles.dropLast().allSatisfy { $0.distanceM == 1609.3 })

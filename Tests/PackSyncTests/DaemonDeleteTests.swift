@@ -86,7 +86,7 @@ extension DaemonSyncTests {
             #expect(shown.stdout.contains("counted in Relay club"), "\(shown.stdout)")
             let json = try runProcess(Products.url("handoff"), ["show", String(ids[0]), "--json", "--socket", socket])
             let report = try ControlJSON.decode(RunReport.self, from: json.stdout)
-            #expect(report.countedIn == ["Relay club"] && report.notCounted == [])
+            #expect(report.detail.countedIn == ["Relay club"] && report.detail.notCounted == [])
             #expect(json.stdout.contains(#""counted_in":["Relay club"]"#) && json.stdout.contains(#""not_counted":[]"#))
 
             func total() async throws -> Double {
