@@ -12,7 +12,7 @@ struct AbuseLimitTests {
     static func from(_ address: String) -> HTTPFields { [HTTPField.Name("X-Forwarded-For")!: address] }
 
     static func harness(_ backend: Backend) throws -> StoreHarness {
-        var harness = try StoreHarness(backend)
+        var harness = try StoreHarness(backend, transport: .live)
         harness.configuration.trustedProxy = "127.0.0.1"
         return harness
     }
@@ -52,7 +52,7 @@ struct AbuseLimitTests {
         "X-Forwarded-For is ignored unless the peer is the trusted proxy: spoofing it does not escape the limit",
         arguments: Backend.available)
     func forwardedForNeedsTrust(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        try await StoreHarness(backend, transport: .live).run { client in
             _ = try await client.signUp("ada")
             for i in 0..<5 {
                 let wrong = try await Self.signIn(client, "ada", "wrong password", from: "203.0.113.\(i)")

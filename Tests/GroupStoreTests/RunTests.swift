@@ -252,7 +252,7 @@ struct RunTests {
         "Upload storm: 1,000 concurrent uploads of 200 runs (each 5 times, some with other content) store 200 runs and exact totals",
         arguments: Backend.available)
     func uploadStorm(_ backend: Backend) async throws {
-        let harness = try StoreHarness(backend)
+        let harness = try StoreHarness(backend, transport: .live)
         try await harness.run { client, repository in
             var runners: [String] = []
             let owner = try await client.signUp("owner")
