@@ -13,7 +13,7 @@ struct AbuseLimitTests {
 
     static func harness(_ backend: Backend) throws -> StoreHarness {
         var harness = try StoreHarness(backend, transport: .live)
-        harness.configuration.trustedProxy = "127.0.0.1"
+        harness.configuration.network.trustedProxy = "127.0.0.1"
         return harness
     }
 
@@ -132,8 +132,8 @@ struct AbuseLimitTests {
         arguments: Backend.available)
     func deviceFlowLimits(_ backend: Backend) async throws {
         var harness = try Self.harness(backend)
-        harness.configuration.deviceCodesPerAddress = 3
-        harness.configuration.deviceApprovalsPerAccount = 4
+        harness.configuration.devices.codesPerAddress = 3
+        harness.configuration.devices.approvalsPerAccount = 4
         try await harness.run { client in
             let ada = try await client.signUp("ada")
             for _ in 0..<3 {

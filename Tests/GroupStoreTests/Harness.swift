@@ -93,7 +93,7 @@ struct StoreHarness {
         self.backend = backend
         self.transport = transport
         directory = try TemporaryDirectory()
-        configuration.port = 0
+        configuration.network.port = 0
         configuration.accounts.bcryptCost = 4  // the rounds are bcrypt's, not ours: keep tests quick
         // Every test signs its accounts up from 127.0.0.1 (AbuseLimitTests set their own limits).
         configuration.accounts.signUpsPerAddress = 10_000

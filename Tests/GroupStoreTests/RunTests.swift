@@ -188,7 +188,7 @@ struct RunTests {
     @Test("An upload larger than the limit is refused with 413", arguments: [Backend.sqlite])
     func tooLarge(_ backend: Backend) async throws {
         var harness = try StoreHarness(backend)
-        harness.configuration.maxRunBytes = 100_000
+        harness.configuration.uploads.maxRunBytes = 100_000
         try await harness.run { client in
             let ada = try await client.signUp("ada")
             let big = try await client.upload(ada, uuid: UUID().uuidString, file: [UInt8](repeating: 0, count: 200_000))

@@ -21,8 +21,8 @@ struct WebAttackTests {
         arguments: Backend.available)
     func slowClientsAreClosed(_ backend: Backend) async throws {
         var harness = try StoreHarness(backend, transport: .live)
-        harness.configuration.headerTimeout = .seconds(1)
-        harness.configuration.idleTimeout = .seconds(2)
+        harness.configuration.network.headerTimeout = .seconds(1)
+        harness.configuration.network.idleTimeout = .seconds(2)
         try await harness.run { client in
             let port = try #require(client.port)
             var sockets: [RawSocket] = []
