@@ -95,6 +95,7 @@ public enum StoreApplication {
         AccountRoutes(services: services).register(router)
         DeviceRoutes(services: services).register(router)
         GroupRoutes(services: services).register(router)
+        BatonRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
         WebPages(services: services).register(router)
     }
