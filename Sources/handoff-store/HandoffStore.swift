@@ -71,34 +71,36 @@ struct HandoffStore: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         var configuration = StoreApplication.Configuration()
-        configuration.host = host ?? environment["HANDOFF_STORE_HOST"] ?? configuration.host
+        configuration.network.host = host ?? environment["HANDOFF_STORE_HOST"] ?? configuration.network.host
         if let text = port.map(String.init) ?? environment["HANDOFF_STORE_PORT"] {
             guard let value = Int(text), (0...65535).contains(value) else {
                 throw ValidationError("the port must be a number from 0 to 65535, not \(text)")
             }
-            configuration.port = value
+            configuration.network.port = value
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("bcrypt's cost is from 4 to 31") }
         configuration.accounts.bcryptCost = bcryptCost
-        configuration.publicURL = (publicURL ?? environment["HANDOFF_STORE_PUBLIC_URL"]).flatMap {
+        configuration.network.publicURL = (publicURL ?? environment["HANDOFF_STORE_PUBLIC_URL"]).flatMap {
             $0.isEmpty ? nil : $0
         }
-        if configuration.publicURL == nil, ["0.0.0.0", "::", "[::]", "*", ""].contains(configuration.host) {
+        if configuration.network.publicURL == nil,
+            ["0.0.0.0", "::", "[::]", "*", ""].contains(configuration.network.host)
+        {
             throw ValidationError(
-                "listening on every address (\(configuration.host)) needs --public-url: the address people open to link a pack"
+                "listening on every address (\(configuration.network.host)) needs --public-url: the address people open to link a pack"
             )
         }
         if let timeout = try Self.seconds(headerTimeout, environment["HANDOFF_STORE_HEADER_TIMEOUT"], "header") {
-            configuration.headerTimeout = timeout
+            configuration.network.headerTimeout = timeout
         }
         if let timeout = try Self.seconds(idleTimeout, environment["HANDOFF_STORE_IDLE_TIMEOUT"], "idle") {
-            configuration.idleTimeout = timeout
+            configuration.network.idleTimeout = timeout
         }
         if let proxy = trustedProxy ?? environment["HANDOFF_STORE_TRUSTED_PROXY"], !proxy.isEmpty {
             guard ClientAddress.isIPAddress(proxy) else {
                 throw ValidationError("the trusted proxy is an IP address such as 127.0.0.1 or ::1, not \(proxy)")
             }
-            configuration.trustedProxy = proxy
+            configuration.network.trustedProxy = proxy
         }
         guard batonLeaseHours >= 1.0 / 60, batonLeaseHours <= 336 else {
             throw ValidationError("the baton lease is from 1/60 hour (a minute) to 336 hours")
@@ -115,7 +117,7 @@ struct HandoffStore: AsyncParsableCommand {
             } else {
                 try Preflight.checkDataDirectory(directory)
             }
-            try Preflight.checkListening(host: configuration.host, port: configuration.port)
+            try Preflight.checkListening(host: configuration.network.host, port: configuration.network.port)
         } catch {
             throw Self.refuse(error.description)
         }

@@ -12,8 +12,8 @@ struct AbuseLimitTests {
     static func from(_ address: String) -> HTTPFields { [HTTPField.Name("X-Forwarded-For")!: address] }
 
     static func harness(_ backend: Backend) throws -> StoreHarness {
-        var harness = try StoreHarness(backend)
-        harness.configuration.trustedProxy = "127.0.0.1"
+        var harness = try StoreHarness(backend, transport: .live)
+        harness.configuration.network.trustedProxy = "127.0.0.1"
         return harness
     }
 
@@ -52,7 +52,7 @@ struct AbuseLimitTests {
         "X-Forwarded-For is ignored unless the peer is the trusted proxy: spoofing it does not escape the limit",
         arguments: Backend.available)
     func forwardedForNeedsTrust(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        try await StoreHarness(backend, transport: .live).run { client in
             _ = try await client.signUp("ada")
             for i in 0..<5 {
                 let wrong = try await Self.signIn(client, "ada", "wrong password", from: "203.0.113.\(i)")
@@ -132,8 +132,8 @@ struct AbuseLimitTests {
         arguments: Backend.available)
     func deviceFlowLimits(_ backend: Backend) async throws {
         var harness = try Self.harness(backend)
-        harness.configuration.deviceCodesPerAddress = 3
-        harness.configuration.deviceApprovalsPerAccount = 4
+        harness.configuration.devices.codesPerAddress = 3
+        harness.configuration.devices.approvalsPerAccount = 4
         try await harness.run { client in
             let ada = try await client.signUp("ada")
             for _ in 0..<3 {

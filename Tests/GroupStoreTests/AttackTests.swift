@@ -19,7 +19,7 @@ struct AttackTests {
 
     @Test("An upload of 1 MB of near-miss boundaries is a quick 400", arguments: Backend.available)
     func nearMissUpload(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        try await StoreHarness(backend, transport: .live).run { client in
             let ada = try await client.signUp("ada")
             let boundary = String(repeating: "b", count: 70)
             let body = WebFormsTests.nearMiss(boundary: boundary, bytes: 1 << 20)
@@ -36,7 +36,7 @@ struct AttackTests {
         "Summary numbers far out of range (TotalTimeSeconds 1e300) are a 422, never a trap",
         arguments: Backend.available)
     func hugeNumbersInFiles(_ backend: Backend) async throws {
-        let harness = try StoreHarness(backend)
+        let harness = try StoreHarness(backend, transport: .live)
         try await harness.run { client in
             let ada = try await client.signUp("ada")
             let activity = RunFiles.activity(
@@ -77,7 +77,7 @@ struct AttackTests {
         "NUL, controls and text-direction characters in names are a 400 naming the field; a NUL in a password a 422",
         arguments: Backend.available)
     func hiddenCharacters(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        try await StoreHarness(backend, transport: .live).run { client in
             func signUp(
                 _ email: String, _ username: String, _ password: String = "correct horse battery"
             )

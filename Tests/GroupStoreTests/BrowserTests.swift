@@ -21,7 +21,7 @@ struct BrowserTests {
         "A person links a pack from the code it printed and reads the group's page: bar, baton, members, legs, nothing from elsewhere",
         arguments: Backend.available)
     func linkAndGroupPage(_ backend: Backend) async throws {
-        let harness = try StoreHarness(backend)
+        let harness = try StoreHarness(backend, transport: .live)
         try await harness.run { client in
             let port = try #require(client.port)
             let origin = "http://127.0.0.1:\(port)"

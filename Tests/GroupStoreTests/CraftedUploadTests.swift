@@ -17,7 +17,7 @@ struct CraftedUploadTests {
         "Each crafted file is a 422 naming its problem; the store lives; the log names the uploader first",
         arguments: Backend.available)
     func craftedFiles(_ backend: Backend) async throws {
-        let harness = try StoreHarness(backend)
+        let harness = try StoreHarness(backend, transport: .live)
         let captured = CapturedLog()
         var logger = Logger(label: "store.test") { _ in captured }
         logger.logLevel = .info

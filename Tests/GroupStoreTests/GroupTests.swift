@@ -130,7 +130,7 @@ struct GroupTests {
         "100 members take the baton at once: exactly one holds it, 99 get 409 naming the holder",
         arguments: Backend.available)
     func contention(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client, _ in
+        try await StoreHarness(backend, transport: .live).run { client, _ in
             let owner = try await client.signUp("owner")
             let (id, invite) = try await client.createGroup(owner)
             var tokens: [String] = []

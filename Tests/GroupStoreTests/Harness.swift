@@ -67,17 +67,33 @@ final class TestClock: Sendable {
     }
 }
 
-/// A store on a loopback port over a fresh database of the chosen engine.
+/// How a test reaches the store. Most go through Hummingbird's in-process client (`.router`):
+/// each request goes to the router as it would from the server, with no socket, no peer address
+/// and no port. Tests that need a socket say `.live`: requests in flight on connections of their
+/// own (`call(ownConnection:)`), raw sockets and header timeouts, the per-address limits (which
+/// count the peer's address), and the browser.
+/// HANDOFF_STORE_TESTS_LIVE=1 runs every one on a socket, as all did before issue 30: to time the
+/// difference, or to see whether a failure depends on the transport.
+enum StoreTransport: Sendable {
+    case router
+    case live
+
+    static let allLive = ProcessInfo.processInfo.environment["HANDOFF_STORE_TESTS_LIVE"] == "1"
+}
+
+/// A store over a fresh database of the chosen engine, in process or on a loopback port.
 struct StoreHarness {
     let backend: Backend
+    let transport: StoreTransport
     let directory: TemporaryDirectory
     var configuration = StoreApplication.Configuration()
     let clock = TestClock()
 
-    init(_ backend: Backend = .sqlite) throws {
+    init(_ backend: Backend = .sqlite, transport: StoreTransport = .router) throws {
         self.backend = backend
+        self.transport = transport
         directory = try TemporaryDirectory()
-        configuration.port = 0
+        configuration.network.port = 0
         configuration.accounts.bcryptCost = 4  // the rounds are bcrypt's, not ours: keep tests quick
         // Every test signs its accounts up from 127.0.0.1 (AbuseLimitTests set their own limits).
         configuration.accounts.signUpsPerAddress = 10_000
@@ -117,8 +133,9 @@ struct StoreHarness {
             let clock = self.clock
             let app = StoreApplication.make(
                 repository: repository, configuration: configuration, logger: logger, now: { clock.now })
+            let setup: TestingSetup = transport == .live || StoreTransport.allLive ? .live : .router
             try await Backend.$current.withValue(backend) {
-                try await app.test(.live) { client in try await test(client, repository) }
+                try await app.test(setup) { client in try await test(client, repository) }
             }
         }
     }
@@ -145,11 +162,21 @@ struct Reply: @unchecked Sendable {
     subscript(_ key: String) -> Any? { json[key] }
 }
 
+/// `call(ownConnection: true)` on a store without a socket: the test must run it `.live`.
+struct NoSocket: Error, CustomStringConvertible {
+    let uri: String
+    var description: String {
+        "\(uri) asked for a connection of its own, but the store runs in process (no port): "
+            + "give the test StoreHarness(…, transport: .live)"
+    }
+}
+
 extension TestClientProtocol {
-    /// One request, its reply checked against openapi.json. The test client keeps one connection,
-    /// and a server answers one connection's requests in turn: requests meant to be in flight at
-    /// the same moment (the contention and storm tests) pass `ownConnection`, and each opens a
-    /// connection of its own.
+    /// One request, its reply checked against openapi.json. The live test client keeps one
+    /// connection, and a server answers one connection's requests in turn: requests meant to be in
+    /// flight at the same moment (the contention and storm tests) pass `ownConnection`, and each
+    /// opens a connection of its own. That needs a store on a socket (`StoreTransport.live`): in
+    /// process there is no port, and the call throws rather than share the in-process client.
     func call(
         _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: [String: Any]? = nil,
         send: (any Encodable)? = nil, body: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:],
@@ -174,7 +201,8 @@ extension TestClientProtocol {
         }
         let reply: Reply
         let sent = headers
-        if ownConnection, let port {
+        if ownConnection {
+            guard let port else { throw NoSocket(uri: uri) }
             let response = try await TestClient.withClient(
                 host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120))
             ) { connection in

@@ -92,7 +92,7 @@ struct PageTests {
     @Test("Behind TLS (an https public URL) the session cookie is Secure")
     func secureCookie() async throws {
         var harness = try StoreHarness()
-        harness.configuration.publicURL = "https://club.example.org"
+        harness.configuration.network.publicURL = "https://club.example.org"
         try await harness.run { client in
             _ = try await client.signUp("ada")
             let login = try await client.webSignIn("ada").reply

@@ -188,7 +188,7 @@ struct RunTests {
     @Test("An upload larger than the limit is refused with 413", arguments: [Backend.sqlite])
     func tooLarge(_ backend: Backend) async throws {
         var harness = try StoreHarness(backend)
-        harness.configuration.maxRunBytes = 100_000
+        harness.configuration.uploads.maxRunBytes = 100_000
         try await harness.run { client in
             let ada = try await client.signUp("ada")
             let big = try await client.upload(ada, uuid: UUID().uuidString, file: [UInt8](repeating: 0, count: 200_000))
@@ -252,7 +252,7 @@ struct RunTests {
         "Upload storm: 1,000 concurrent uploads of 200 runs (each 5 times, some with other content) store 200 runs and exact totals",
         arguments: Backend.available)
     func uploadStorm(_ backend: Backend) async throws {
-        let harness = try StoreHarness(backend)
+        let harness = try StoreHarness(backend, transport: .live)
         try await harness.run { client, repository in
             var runners: [String] = []
             let owner = try await client.signUp("owner")

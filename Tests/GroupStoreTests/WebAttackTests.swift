@@ -20,9 +20,9 @@ struct WebAttackTests {
         "Half-sent requests are closed after the header timeout, idle keep-alive ones after the idle timeout; others are served meanwhile",
         arguments: Backend.available)
     func slowClientsAreClosed(_ backend: Backend) async throws {
-        var harness = try StoreHarness(backend)
-        harness.configuration.headerTimeout = .seconds(1)
-        harness.configuration.idleTimeout = .seconds(2)
+        var harness = try StoreHarness(backend, transport: .live)
+        harness.configuration.network.headerTimeout = .seconds(1)
+        harness.configuration.network.idleTimeout = .seconds(2)
         try await harness.run { client in
             let port = try #require(client.port)
             var sockets: [RawSocket] = []
@@ -70,7 +70,7 @@ struct WebAttackTests {
         "After sign-in, `next` leads only to a path of this site: tabs, line breaks, backslashes and schemes lead to /",
         arguments: Backend.available)
     func openRedirect(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        try await StoreHarness(backend, transport: .live).run { client in
             _ = try await client.signUp("ada")
             for next in Self.nastyNext + Self.kept {
                 let expected = Self.kept.contains(next) ? next : "/"
@@ -87,7 +87,7 @@ struct WebAttackTests {
 
     @Test("`Origin: null` is another site: forms answer 403 with a page that says why", arguments: Backend.available)
     func nullOrigin(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        try await StoreHarness(backend, transport: .live).run { client in
             _ = try await client.signUp("ada")
             let (_, cookie) = try await client.webSignIn("ada")
             let null: HTTPFields = [.origin: "null", .cookie: cookie]
@@ -113,7 +113,7 @@ struct WebAttackTests {
         "A forged Host never becomes the verification address: the pack is sent to the address the store listens on",
         arguments: Backend.available)
     func forgedHost(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        try await StoreHarness(backend, transport: .live).run { client in
             let port = try #require(client.port)
             let json = #"{"name":"pack"}"#
             let (status, body) = try await RawSocket.exchange(

@@ -28,7 +28,7 @@ struct LiveStore: Sendable {
         let database = try SQLiteDatabase(path: directory.file("store.sqlite").path)
         let repository = try await StoreRepository(database)
         var configuration = StoreApplication.Configuration()
-        configuration.port = 0
+        configuration.network.port = 0
         configuration.accounts.bcryptCost = 4
         var logger = Logger(label: "store.test")
         logger.logLevel = .warning

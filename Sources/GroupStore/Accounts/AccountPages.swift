@@ -5,10 +5,9 @@ import Hummingbird
 
 /// The account's pages: the home page (groups and packs), signing in and out.
 extension WebPages {
-    func registerAccountPages(_ router: RouteRecorder) {
+    func registerAccountPages(_ router: PageRouter) {
         let repository = services.repository
-        router.get("/") { request, _ in
-            guard let account = try await signedIn(request) else { return Self.redirect(.login()) }
+        router.signedIn(.get, "/") { _, _, account in
             let groups = try await repository.groups(account: account.id)
             let devices = try await repository.devices(account: account.id)
             return Self.page(
@@ -20,12 +19,11 @@ extension WebPages {
                         .joined()
                         + "</ul>") + Self.packs(devices, now: services.now()), account: account)
         }
-        router.get("/login") { request, _ in
+        router.anyone(.get, "/login") { request, _ in
             Self.page(
                 "Sign in", Self.loginForm(next: Self.safeNext(request.uri.queryParameters["next"].map(String.init))))
         }
-        router.post("/login") { request, context in
-            if let refused = refusedOrigin(request) { return refused }
+        router.anyone(.post, "/login") { request, context in
             let form = try await Self.form(request, context)
             let next = Self.safeNext(form["next"])
             do {
@@ -44,8 +42,7 @@ extension WebPages {
                 return response
             }
         }
-        router.post("/logout") { request, _ in
-            if let refused = refusedOrigin(request) { return refused }
+        router.anyone(.post, "/logout") { request, _ in
             if let token = Self.sessionCookie(request) { try await services.accounts.signOut(token: token) }
             var response = Self.redirect(.login())
             response.headers[.setCookie] = "\(Self.cookie)=; Path=/; HttpOnly; SameSite=Strict\(secure); Max-Age=0"

@@ -55,22 +55,6 @@ extension MemberView {
     }
 }
 
-extension BatonView: ResponseGenerator, ResponseEncodable {
-    init(_ baton: Baton) {
-        self.init(holder: baton.holderName, since: baton.since.map(iso), expiresAt: baton.expires.map(iso))
-    }
-}
-
-extension LegView {
-    init(_ leg: Leg) {
-        self.init(
-            id: leg.id, runner: leg.username, takenAt: iso(leg.taken), endedAt: leg.ended.map(iso),
-            ended: leg.endedHow, passedTo: leg.passedTo, distanceM: metres(leg.distanceMM), runs: leg.runs)
-    }
-}
-
-extension BatonState: ResponseGenerator, ResponseEncodable {}
-
 extension ProgressView: ResponseGenerator, ResponseEncodable {
     init(_ progress: Progress) {
         self.init(

@@ -24,40 +24,6 @@ public struct StoreContext: RequestContext {
 
 /// The store's HTTP application: its routes over a repository.
 public enum StoreApplication {
-    public struct Configuration: Sendable {
-        public var host = "127.0.0.1"
-        public var port = 8080
-        public var accounts = AccountService.Configuration()
-        /// How long a baton stays with a holder whose pack has gone quiet, unless the group says.
-        public var defaultLeaseSeconds: Int64 = 6 * 3600
-        /// The largest activity file accepted.
-        public var maxRunBytes = 32 * 1024 * 1024
-        /// The address people open for the device page, when the store is behind a proxy;
-        /// otherwise the address the store listens on (never the request's Host, which the
-        /// client chooses).
-        public var publicURL: String?
-        /// A connection that has not sent a whole request head this long after connecting is
-        /// closed (`HeaderTimeoutHandler`): a client that connects and trickles holds nothing.
-        public var headerTimeout: Duration = .seconds(10)
-        /// A kept-alive connection that has sent no whole request part this long after its
-        /// previous response (or, mid-head, after its last part) is closed (Hummingbird's
-        /// `idleTimeout`).
-        public var idleTimeout: Duration = .seconds(300)
-        /// The reverse proxy's address: requests from it are counted under the last address of
-        /// their `X-Forwarded-For`. Unset, that header is ignored.
-        public var trustedProxy: String?
-        /// Uploaded activity files read at once, off the cooperative pool; more wait in a queue
-        /// of `uploadQueue`, beyond which uploads are answered `503` with `Retry-After`.
-        public var uploadConcurrency = 2
-        public var uploadQueue = 256
-        /// Device codes asked for from one client address, and wrong user codes entered by one
-        /// account, within `deviceWindowSeconds` (RFC 8628 §5.1, §5.2).
-        public var deviceCodesPerAddress = 30
-        public var deviceApprovalsPerAccount = 10
-        public var deviceWindowSeconds: Int64 = 15 * 60
-        public init() {}
-    }
-
     /// Every route, as "METHOD /path/{param}", in the order registered: the OpenAPI document
     /// must describe exactly these (a test checks).
     public static func routes(_ repository: StoreRepository, _ configuration: Configuration) -> [String] {
@@ -103,7 +69,7 @@ public enum StoreApplication {
         let services = Services(repository: repository, configuration: configuration, now: now)
         register(recorder, services)
         known.set(recorder.recorded)
-        let header = TimeAmount(configuration.headerTimeout)
+        let header = TimeAmount(configuration.network.headerTimeout)
         return Application(
             router: router,
             // Hummingbird closes a connection that has read no whole request part for
@@ -112,8 +78,9 @@ public enum StoreApplication {
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [HeaderTimeoutHandler(timeout: header)],
-                    idleTimeout: TimeAmount(configuration.idleTimeout))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+                    idleTimeout: TimeAmount(configuration.network.idleTimeout))),
+            configuration: .init(
+                address: .hostname(configuration.network.host, port: configuration.network.port), serverName: nil),
             onServerRunning: { channel in services.listening.set(channel.localAddress) },
             logger: logger)
     }
@@ -128,6 +95,7 @@ public enum StoreApplication {
         AccountRoutes(services: services).register(router)
         DeviceRoutes(services: services).register(router)
         GroupRoutes(services: services).register(router)
+        BatonRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
         WebPages(services: services).register(router)
     }
@@ -152,7 +120,7 @@ struct Services: Sendable {
         self.now = now
         accounts = AccountService(repository: repository, configuration: configuration.accounts, now: now)
         uploads = WorkLimiter(
-            name: "uploads", permits: configuration.uploadConcurrency, queueLimit: configuration.uploadQueue)
+            name: "uploads", permits: configuration.uploads.concurrency, queueLimit: configuration.uploads.queue)
     }
 
     /// The caller, from the bearer token. `device` says whether a pack's token may do this.

@@ -5,11 +5,9 @@ import Hummingbird
 
 /// The pages of packs: linking one with the code it shows (RFC 8628), and unlinking one.
 extension WebPages {
-    func registerDevicePages(_ router: RouteRecorder) {
+    func registerDevicePages(_ router: PageRouter) {
         let repository = services.repository
-        router.post("/devices/:device/unlink") { request, context in
-            if let refused = refusedOrigin(request) { return refused }
-            guard let account = try await signedIn(request) else { return Self.redirect(.login()) }
+        router.signedIn(.post, "/devices/:device/unlink") { _, context, account in
             do {
                 try await repository.revokeDevice(try context.id("device", "pack"), account: account.id)
                 return Self.redirect(.home)
@@ -19,11 +17,8 @@ extension WebPages {
                     account: account)
             }
         }
-        router.get("/device") { request, _ in
-            let code = request.uri.queryParameters["code"].map(String.init) ?? ""
-            guard let account = try await signedIn(request) else {
-                return Self.redirect(.login(next: SitePath.device(code: code).path))
-            }
+        router.signedIn(.get, "/device", next: { SitePath.device(code: Self.code($0)).path }) { request, _, account in
+            let code = Self.code(request)
             // RFC 8628 §5.4: a code that came in the address may have come from someone else, so
             // say which pack asks, and link only when the person confirms.
             var intro = ""
@@ -40,11 +35,7 @@ extension WebPages {
             }
             return Self.page("Link a pack", intro + Self.deviceForm(code: code), account: account)
         }
-        router.post("/device") { request, context in
-            if let refused = refusedOrigin(request) { return refused }
-            guard let account = try await signedIn(request) else {
-                return Self.redirect(.login(next: SitePath.device().path))
-            }
+        router.signedIn(.post, "/device", next: { _ in SitePath.device().path }) { request, context, account in
             let form = try await Self.form(request, context)
             let code = form["user_code"] ?? ""
             do {
@@ -64,6 +55,9 @@ extension WebPages {
             }
         }
     }
+
+    /// The code in the device page's address, as the pack's `verification_uri_complete` puts it.
+    static func code(_ request: Request) -> String { request.uri.queryParameters["code"].map(String.init) ?? "" }
 
     /// The account's packs, each with a button that unlinks it: its token stops working at once.
     static func packs(_ devices: [Device], now: WallInstant) -> String {

@@ -96,16 +96,17 @@ extension Services {
     /// Never the request's `Host`: a client could put another site there, and the pack shows
     /// the address to its runner as the place to type the code.
     func origin(_ request: Request) -> String {
-        if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(listening.port ?? configuration.port)"
+        let network = configuration.network
+        if let url = network.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
+        let host = network.host.contains(":") ? "[\(network.host)]" : network.host
+        return "http://\(host):\(listening.port ?? network.port)"
     }
 
     /// RFC 8628 §5.2: device codes asked for from one address are limited (each is a row).
     func limitDeviceCodes(address: String) async throws {
         if let wait = try await repository.countAttempt(
-            key: "device-code:\(address)", limit: configuration.deviceCodesPerAddress,
-            windowSeconds: configuration.deviceWindowSeconds, now: now())
+            key: "device-code:\(address)", limit: configuration.devices.codesPerAddress,
+            windowSeconds: configuration.devices.windowSeconds, now: now())
         {
             throw StoreError(
                 .tooManyRequests, "too_many_codes",
@@ -117,8 +118,8 @@ extension Services {
     /// RFC 8628 §5.1: user codes entered by one account are limited, so codes cannot be guessed.
     func limitDeviceApprovals(account: Int64) async throws {
         if let wait = try await repository.countAttempt(
-            key: "device-approve:\(account)", limit: configuration.deviceApprovalsPerAccount,
-            windowSeconds: configuration.deviceWindowSeconds, now: now())
+            key: "device-approve:\(account)", limit: configuration.devices.approvalsPerAccount,
+            windowSeconds: configuration.devices.windowSeconds, now: now())
         {
             throw StoreError(
                 .tooManyRequests, "too_many_attempts",

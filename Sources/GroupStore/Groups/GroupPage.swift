@@ -5,12 +5,9 @@ import Hummingbird
 
 /// A group's page, for its members.
 extension WebPages {
-    func registerGroupPages(_ router: RouteRecorder) {
+    func registerGroupPages(_ router: PageRouter) {
         let repository = services.repository
-        router.get("/groups/:group") { request, context in
-            guard let account = try await signedIn(request) else {
-                return Self.redirect(.login(next: request.uri.path))
-            }
+        router.signedIn(.get, "/groups/:group", next: { $0.uri.path }) { _, context, account in
             do {
                 let progress = try await repository.progress(
                     try context.id("group", "group"), account: account.id, now: services.now())

@@ -4,7 +4,7 @@ import HandoffAPI
 import HandoffModel
 import Hummingbird
 
-/// Groups, their members and rotation, and the baton.
+/// Groups, their members and rotation (the baton is in Baton/BatonRoutes.swift).
 struct GroupRoutes {
     let services: Services
 
@@ -112,40 +112,6 @@ struct GroupRoutes {
             let members = try await repository.setRotation(
                 try context.id("group", "group"), owner: account.id, usernames: body.members, now: services.now())
             return MemberList(members: members.map(MemberView.init))
-        }
-        router.get("/v1/groups/:group/baton") { request, context in
-            let account = try await services.caller(request, device: true).account
-            let (baton, legs) = try await repository.baton(
-                try context.id("group", "group"), account: account.id, now: services.now())
-            return BatonState(baton: BatonView(baton), legs: legs.map(LegView.init))
-        }
-        router.post("/v1/groups/:group/baton/take") { request, context in
-            let account = try await services.caller(request, device: true).account
-            return BatonView(
-                try await repository.takeBaton(
-                    try context.id("group", "group"), account: account.id, now: services.now()))
-        }
-        router.post("/v1/groups/:group/baton/renew") { request, context in
-            let account = try await services.caller(request, device: true).account
-            return BatonView(
-                try await repository.renewBaton(
-                    try context.id("group", "group"), account: account.id, now: services.now()))
-        }
-        router.post("/v1/groups/:group/baton/pass") { request, context in
-            let account = try await services.caller(request, device: true).account
-            var request = request
-            let bytes = try await request.collectBody(upTo: context.maxUploadSize)
-            let body =
-                bytes.readableBytes == 0 ? BatonPass() : try StoreJSON.decoder.decode(BatonPass.self, from: bytes)
-            return BatonView(
-                try await repository.passBaton(
-                    try context.id("group", "group"), account: account.id, to: body.to, now: services.now()))
-        }
-        router.post("/v1/groups/:group/baton/release") { request, context in
-            let account = try await services.caller(request, device: true).account
-            try await repository.releaseBaton(
-                try context.id("group", "group"), account: account.id, now: services.now())
-            return HTTPResponse.Status.noContent
         }
     }
 }

@@ -53,6 +53,6 @@ extension Services {
     /// The limits' key for the client of `request`.
     func clientAddress(_ request: Request, _ context: StoreContext) -> String {
         ClientAddress.key(
-            peer: context.remoteAddress, headers: request.headers, trustedProxy: configuration.trustedProxy)
+            peer: context.remoteAddress, headers: request.headers, trustedProxy: configuration.network.trustedProxy)
     }
 }

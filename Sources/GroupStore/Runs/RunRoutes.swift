@@ -171,7 +171,7 @@ struct RunRoutes {
             let account = try await services.caller(request, device: true).account
             let uuid = try Self.uuid(context)
             var request = request
-            let buffer = try await request.collectBody(upTo: services.configuration.maxRunBytes)
+            let buffer = try await request.collectBody(upTo: services.configuration.uploads.maxRunBytes)
             let run = try await read(
                 Array(buffer: buffer), contentType: request.headers[.contentType], uuid: uuid, account: account.id,
                 logger: context.logger)

@@ -8,7 +8,7 @@ import Hummingbird
 extension WebPages {
     /// Behind TLS (a public URL that is https), the cookie is only ever sent over TLS.
     var secure: String {
-        services.configuration.publicURL?.lowercased().hasPrefix("https://") == true ? "; Secure" : ""
+        services.configuration.network.publicURL?.lowercased().hasPrefix("https://") == true ? "; Secure" : ""
     }
 
     /// The account of the browser's session cookie, if it is valid.

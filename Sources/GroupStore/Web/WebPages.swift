@@ -13,9 +13,11 @@ struct WebPages {
 
     /// The pages, feature by feature: the account's (home, signing in and out), packs', groups'.
     /// Each path's methods keep their order, which a 405's `Allow` lists.
+    /// Every page goes through `PageRouter`, which checks the origin of forms and the session.
     func register(_ router: RouteRecorder) {
-        registerAccountPages(router)
-        registerDevicePages(router)
-        registerGroupPages(router)
+        let pages = PageRouter(router: router, pages: self)
+        registerAccountPages(pages)
+        registerDevicePages(pages)
+        registerGroupPages(pages)
     }
 }

@@ -1,0 +1,39 @@
+import HTTPTypes
+import HandoffModel
+import Hummingbird
+
+/// The one way the store's pages are registered, so that no page can forget a check: a form sent
+/// from another site (any method but GET and HEAD) is refused before its handler runs
+/// (`refusedOrigin`), and a page for a signed-in person gets the account of the session cookie,
+/// or, without a valid one, sends the browser to sign in.
+struct PageRouter {
+    let router: RouteRecorder
+    let pages: WebPages
+
+    typealias Handler = @Sendable (Request, StoreContext) async throws -> Response
+    typealias PersonHandler = @Sendable (Request, StoreContext, Account) async throws -> Response
+
+    /// A page or form for anyone, signed in or not.
+    func anyone(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
+        let pages = self.pages
+        router.on(method, path) { request, context in
+            if method != .get, method != .head, let refused = pages.refusedOrigin(request) { return refused }
+            return try await handler(request, context)
+        }
+    }
+
+    /// A page or form for a signed-in person. Without a session, the browser is sent to sign in,
+    /// then on to `next` of the request (the home page when nil).
+    func signedIn(
+        _ method: HTTPRequest.Method, _ path: String,
+        next: @escaping @Sendable (Request) -> String? = { _ in nil }, _ handler: @escaping PersonHandler
+    ) {
+        let pages = self.pages
+        anyone(method, path) { request, context in
+            guard let account = try await pages.signedIn(request) else {
+                return WebPages.redirect(.login(next: next(request)))
+            }
+            return try await handler(request, context, account)
+        }
+    }
+}
