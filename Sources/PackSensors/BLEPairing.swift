@@ -61,9 +61,10 @@ public enum BLEPairing {
         }
     }
 
-    /// Resolves `target` (an address, or a name a scan hears) to an address and its type.
+    /// Resolves `target` (an address, or a name a scan hears, for `scanSeconds` on `clock`) to an
+    /// address and its type.
     public static func resolve(
-        _ target: String, adapter: String?, scanSeconds: Double
+        _ target: String, adapter: String?, scanSeconds: Double, clock: PackClock
     ) throws(Failure) -> (BluetoothAddress, BluetoothAddressType, name: String?) {
         if let address = BluetoothAddress(target) {
             // A type is needed to connect: a short scan tells it; public when the sensor is silent.
@@ -72,11 +73,11 @@ public enum BLEPairing {
             return (address, device?.addressType ?? .lePublic, device?.advertising.name)
         }
         var seen: [String] = []
-        let deadline = PackClock.system.monotonic().seconds + scanSeconds
-        while PackClock.system.monotonic().seconds < deadline {
+        let deadline = clock.monotonic().seconds + scanSeconds
+        while clock.monotonic().seconds < deadline {
             let found: [Found]
             do {
-                found = try scan(adapter: adapter, seconds: min(2, deadline - PackClock.system.monotonic().seconds))
+                found = try scan(adapter: adapter, seconds: min(2, deadline - clock.monotonic().seconds))
                     .found
             } catch {
                 throw .bluetooth(error)
@@ -100,16 +101,18 @@ public enum BLEPairing {
     }
 
     /// Connects, discovers, reads battery and device information, and returns the sensor to
-    /// remember. `kind` is what the runner asked for; `nil` takes what the sensor offers.
+    /// remember. `kind` is what the runner asked for; `nil` takes what the sensor offers. `clock`
+    /// times the GATT requests.
     public static func pair(
         address: BluetoothAddress, type: BluetoothAddressType, name: String?, kind: SensorKind?, adapter: String?,
-        timeout: Double, now: Int64
+        timeout: Double, now: Int64, clock: PackClock
     ) throws(Failure) -> PairedSensor {
         let connection: BLEConnection
         do {
             let adapter = try BluetoothAdapter.findUp(adapter)
             connection = try BLEConnection.open(
-                address: address, type: type, adapter: adapter, security: .low, timeout: timeout, stop: { false })
+                address: address, type: type, adapter: adapter, security: .low, timeout: timeout, clock: clock,
+                stop: { false })
         } catch let error as BlueZError {
             throw .bluetooth(error)
         } catch let error as GATTError {

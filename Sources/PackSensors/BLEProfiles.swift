@@ -59,26 +59,29 @@ final class BLEConnection {
     private(set) var services: [GATTService] = []
     private(set) var characteristics: [BluetoothUUID: GATTCharacteristic] = [:]
 
-    init(bearer: SocketATTBearer) {
+    /// `clock` times the client's requests.
+    init(bearer: SocketATTBearer, clock: PackClock) {
         self.bearer = bearer
-        client = GATTClient(bearer: bearer, now: { PackClock.system.monotonic().seconds })
+        client = GATTClient(bearer: bearer, now: { clock.monotonic().seconds })
     }
 
     /// Connects, exchanges MTU and discovers everything a sensor needs.
     static func open(
         address: BluetoothAddress, type: BluetoothAddressType, adapter: BluetoothAdapter?, security: LinkSecurity,
-        timeout: Double, stop: @escaping @Sendable () -> Bool
+        timeout: Double, clock: PackClock, stop: @escaping @Sendable () -> Bool
     ) throws -> BLEConnection {
         try open(
             bearer: L2CAPConnector.connectATT(
                 to: address, type: type, adapter: adapter, security: security, timeout: timeout, stop: stop),
-            stop: stop)
+            clock: clock, stop: stop)
     }
 
     /// Discovers over a bearer already open.
-    static func open(bearer: SocketATTBearer, stop: @escaping @Sendable () -> Bool) throws -> BLEConnection {
+    static func open(
+        bearer: SocketATTBearer, clock: PackClock, stop: @escaping @Sendable () -> Bool
+    ) throws -> BLEConnection {
         bearer.isCancelled = stop
-        let connection = BLEConnection(bearer: bearer)
+        let connection = BLEConnection(bearer: bearer, clock: clock)
         do {
             try connection.client.exchangeMTU()
             connection.services = try connection.client.discoverPrimaryServices()

@@ -14,9 +14,11 @@ import SensorCodecs
 /// raw, stamped as it arrives. When the link drops (a supervision timeout when the strap goes out
 /// of range, a remote disconnect, the adapter resetting) it says so, which puts a gap in the
 /// session, and reconnects: the kernel connects as soon as the sensor advertises again.
+/// Notifications are stamped, and the battery reads and ATT requests timed, by `clock`.
 public struct BLESensorSource: LiveSource {
     public let sensor: PairedSensor
     public let descriptor: SensorDescriptor
+    public let clock: PackClock
     /// The adapter to use (`hci0`); `nil` for the first one that is up.
     public var adapter: String?
     /// How long one connection attempt waits for the sensor to advertise.
@@ -32,8 +34,9 @@ public struct BLESensorSource: LiveSource {
     public var connect:
         @Sendable (_ security: LinkSecurity, _ stop: @escaping @Sendable () -> Bool) throws -> SocketATTBearer
 
-    public init(sensor: PairedSensor, adapter: String? = nil, connectTimeout: Double = 20) {
+    public init(sensor: PairedSensor, adapter: String? = nil, connectTimeout: Double = 20, clock: PackClock) {
         self.sensor = sensor
+        self.clock = clock
         self.adapter = adapter
         self.connectTimeout = connectTimeout
         descriptor = sensor.descriptor
@@ -48,7 +51,7 @@ public struct BLESensorSource: LiveSource {
     }
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
-        var link = LinkKeeper(sensor: descriptor.id, backoff: backoff)
+        var link = LinkKeeper(sensor: descriptor.id, clock: clock, backoff: backoff)
         let metadata: Logger.Metadata = ["sensor.id": "\(descriptor.id)", "sensor.kind": "\(sensor.kind)"]
         guard BluetoothAddress(sensor.address) != nil, let profile = BLEProfile.profile(for: sensor.kind) else {
             logger.error(
@@ -63,7 +66,7 @@ public struct BLESensorSource: LiveSource {
         } attempt: { link in
             do {
                 let connection = try BLEConnection.open(
-                    bearer: connect(security, { stop.isSet }), stop: { stop.isSet })
+                    bearer: connect(security, { stop.isSet }), clock: clock, stop: { stop.isSet })
                 defer { connection.close() }
                 return try follow(connection, profile: profile, link: &link, emit: emit, stop: stop, logger: logger)
             } catch let error as GATTError {
@@ -106,16 +109,16 @@ public struct BLESensorSource: LiveSource {
             metadata: ["sensor.id": "\(descriptor.id)", "mtu": "\(connection.client.mtu)"])
         let id = descriptor.id
         // Read once on connecting, notifying or not: a battery notifies only when it changes.
-        var nextBatteryRead = PackClock.system.monotonic().seconds
+        var nextBatteryRead = clock.monotonic().seconds
         var batteryRead = false
         while !stop.isSet {
             if let handle = batteryHandle, !batteryNotifies || !batteryRead,
-                PackClock.system.monotonic().seconds >= nextBatteryRead
+                clock.monotonic().seconds >= nextBatteryRead
             {
                 batteryRead = true
                 nextBatteryRead += batteryPollSeconds
                 if let value = try? connection.client.read(handle) {
-                    emit(PackClock.system.stamp(.payload(sensor: id, kind: .batteryLevel, .bytes(value))))
+                    emit(clock.stamp(.payload(sensor: id, kind: .batteryLevel, .bytes(value))))
                 }
             }
             guard let value = try connection.client.nextValue(timeout: 0.5) else { continue }
@@ -127,7 +130,7 @@ public struct BLESensorSource: LiveSource {
             } else {
                 continue  // a characteristic we did not subscribe to
             }
-            emit(PackClock.system.stamp(.payload(sensor: id, kind: kind, .bytes(value.value))))
+            emit(clock.stamp(.payload(sensor: id, kind: kind, .bytes(value.value))))
         }
         return "stopped"
     }

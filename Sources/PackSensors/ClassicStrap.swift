@@ -86,10 +86,12 @@ public struct ClassicStrapFramer {
 
 /// A paired classic strap, kept connected like a BLE sensor: the RFCOMM channel found by SDP (or
 /// as configured), the link authenticated as the strap needs, every frame passed on raw, and a
-/// dropped link a gap in the session followed by reconnection.
+/// dropped link a gap in the session followed by reconnection. Frames are stamped, and the
+/// silence timed, by `clock`.
 public struct ClassicStrapSource: LiveSource {
     public let sensor: PairedSensor
     public let descriptor: SensorDescriptor
+    public let clock: PackClock
     public var adapter: String?
     /// How long one connection attempt (page, SDP, RFCOMM) may take.
     public var connectTimeout: Double = 20
@@ -103,9 +105,11 @@ public struct ClassicStrapSource: LiveSource {
     /// `supervisionTimeoutMs`: the link supervision timeout set on each new link (`nil` keeps
     /// the controller's 20 s).
     public init(
-        sensor: PairedSensor, adapter: String? = nil, connectTimeout: Double = 20, supervisionTimeoutMs: Double? = 4000
+        sensor: PairedSensor, adapter: String? = nil, connectTimeout: Double = 20, supervisionTimeoutMs: Double? = 4000,
+        clock: PackClock
     ) {
         self.sensor = sensor
+        self.clock = clock
         self.adapter = adapter
         self.connectTimeout = connectTimeout
         descriptor = sensor.descriptor
@@ -131,7 +135,7 @@ public struct ClassicStrapSource: LiveSource {
     }
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
-        var link = LinkKeeper(sensor: descriptor.id, backoff: backoff)
+        var link = LinkKeeper(sensor: descriptor.id, clock: clock, backoff: backoff)
         let metadata: Logger.Metadata = ["sensor.id": "\(descriptor.id)", "sensor.profile": "\(sensor.profile ?? "?")"]
         guard let profile = sensor.profile.flatMap(ClassicStrapProfile.init(rawValue:)) else {
             logger.error(
@@ -163,16 +167,16 @@ public struct ClassicStrapSource: LiveSource {
         link.up(reason: "connected over RFCOMM", emit: emit)
         logger.info("Strap connected", metadata: ["sensor.id": "\(descriptor.id)"])
         var framer = ClassicStrapFramer(profile: profile)
-        var lastFrame = PackClock.system.monotonic().seconds
+        var lastFrame = clock.monotonic().seconds
         let id = descriptor.id
         while !stop.isSet {
             let bytes = try stream.read(timeout: 0.5)
-            let now = PackClock.system.monotonic()
+            let now = clock.monotonic()
             let before = framer.frames
             framer.append(bytes) { kind, payload in
                 emit(
                     CaptureEvent(
-                        monotonic: now, wall: PackClock.system.wall(),
+                        monotonic: now, wall: clock.wall(),
                         body: .payload(sensor: id, kind: kind, .bytes(payload)))
                 )
             }
@@ -207,10 +211,11 @@ public enum ClassicPairing {
         }
     }
 
-    /// Connects and waits up to `frameTimeout` seconds for a frame. Returns the sensor to save.
+    /// Connects and waits up to `frameTimeout` seconds (on `clock`) for a frame. Returns the sensor
+    /// to save.
     public static func pair(
         address: BluetoothAddress, profile: ClassicStrapProfile, channel: UInt8?, pin: String?, adapter: String?,
-        timeout: Double, frameTimeout: Double = 10, now: Int64
+        timeout: Double, frameTimeout: Double = 10, now: Int64, clock: PackClock
     ) throws(Failure) -> PairedSensor {
         let stream: RFCOMMStream
         var serviceName: String?
@@ -239,8 +244,8 @@ public enum ClassicPairing {
         var battery: Int?
         var firmware: String?
         var received = 0
-        let deadline = PackClock.system.monotonic().seconds + frameTimeout
-        while framer.frames == 0, PackClock.system.monotonic().seconds < deadline {
+        let deadline = clock.monotonic().seconds + frameTimeout
+        while framer.frames == 0, clock.monotonic().seconds < deadline {
             let bytes: [UInt8]
             do { bytes = try stream.read(timeout: 0.5) } catch { throw .bluetooth(error) }
             received += bytes.count

@@ -27,10 +27,13 @@ public struct GpsdProbe: Sendable {
 
     public let host: String
     public let port: UInt16
+    /// Times the look.
+    public let clock: PackClock
 
-    public init(host: String, port: UInt16) {
+    public init(host: String, port: UInt16, clock: PackClock) {
         self.host = host
         self.port = port
+        self.clock = clock
     }
 
     /// Blocks for up to `timeout` seconds (plus the connection's 2 s).
@@ -45,10 +48,10 @@ public struct GpsdProbe: Sendable {
             return result
         }
         defer { close(fd) }
-        let start = PackClock.system.monotonic()
+        let start = clock.monotonic()
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 8192)
-        while PackClock.system.monotonic().seconds(since: start) < timeout, result.mode < 2 {
+        while clock.monotonic().seconds(since: start) < timeout, result.mode < 2 {
             guard waitReadable(fd, timeout: 0.25) else { continue }
             let (n, _) = retryingEINTR { chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
             if n <= 0 {

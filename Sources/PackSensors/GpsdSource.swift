@@ -13,18 +13,22 @@ import SensorCodecs
 /// and passes every report line on as a `gpsd` payload; the pipeline turns TPV and SKY reports
 /// into fixes. When gpsd restarts or the connection drops, the link goes down (a gap in the
 /// session) and the client reconnects with backoff until gpsd is back.
+///
+/// Reports are stamped, and the silence timed, by `clock` (the pack's, as the engine has it).
 public struct GpsdSource: LiveSource {
     public let descriptor: SensorDescriptor
     public let host: String
     public let port: UInt16
+    public let clock: PackClock
     /// No report for this long means gpsd (or its receiver) stalled: reconnect.
     public var silenceTimeout: Double = 10
     /// Waits between reconnection attempts.
     public var backoff = Backoff.reconnecting
 
-    public init(id: SensorID = "gps0", host: String = "127.0.0.1", port: UInt16 = 2947) {
+    public init(id: SensorID = "gps0", host: String = "127.0.0.1", port: UInt16 = 2947, clock: PackClock) {
         self.host = host
         self.port = port
+        self.clock = clock
         descriptor = SensorDescriptor(
             id: id, kind: .gps, name: "gpsd", address: "\(host):\(port)", transport: .gpsd)
     }
@@ -32,7 +36,7 @@ public struct GpsdSource: LiveSource {
     public static let watchCommand = #"?WATCH={"enable":true,"json":true}"# + "\n"
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
-        var link = LinkKeeper(sensor: descriptor.id, backoff: backoff)
+        var link = LinkKeeper(sensor: descriptor.id, clock: clock, backoff: backoff)
         while !stop.isSet {
             let reason: String
             do {
@@ -64,10 +68,10 @@ public struct GpsdSource: LiveSource {
     ) -> String {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
-        var lastData = PackClock.system.monotonic()
+        var lastData = clock.monotonic()
         while !stop.isSet {
             guard waitReadable(fd, timeout: 0.25) else {
-                if PackClock.system.monotonic().seconds(since: lastData) > silenceTimeout {
+                if clock.monotonic().seconds(since: lastData) > silenceTimeout {
                     return "gpsd sent nothing for \(Int(silenceTimeout)) s"
                 }
                 continue
@@ -75,7 +79,7 @@ public struct GpsdSource: LiveSource {
             let (n, code) = retryingEINTR { chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
             if n == 0 { return "gpsd closed the connection" }
             if n < 0 { return "reading from gpsd: \(String(cString: strerror(code)))" }
-            lastData = PackClock.system.monotonic()
+            lastData = clock.monotonic()
             buffer.append(contentsOf: chunk[..<n])
             var start = 0
             while let newline = buffer[start...].firstIndex(of: 0x0A) {
@@ -86,7 +90,7 @@ public struct GpsdSource: LiveSource {
                     if line.contains(#""class":"DEVICES""#) || line.contains(#""class":"DEVICE""#) {
                         logger.info("gpsd devices", metadata: ["sensor.id": "\(descriptor.id)", "report": "\(line)"])
                     }
-                    emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .gpsd, .text(line))))
+                    emit(clock.stamp(.payload(sensor: descriptor.id, kind: .gpsd, .text(line))))
                 }
                 start = newline + 1
             }

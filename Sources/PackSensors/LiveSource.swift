@@ -21,25 +21,28 @@ public protocol LiveSource: Sendable {
 /// between attempts.
 ///
 /// A link that comes up and goes again within `steadyAfter` seconds (gpsd with no receiver: it
-/// answers, then says nothing) does not start the warnings afresh: they stay one in 30.
+/// answers, then says nothing) does not start the warnings afresh: they stay one in 30. Both the
+/// link events' stamps and that steadiness read `clock`; the backoff between attempts is real time.
 struct LinkKeeper {
     let sensor: SensorID
+    let clock: PackClock
     var backoff: Backoff
     private(set) var linked = false
     private(set) var attempts = 0
     private var upSince: MonotonicInstant?
     var steadyAfter = 30.0
 
-    init(sensor: SensorID, backoff: Backoff = .reconnecting) {
+    init(sensor: SensorID, clock: PackClock, backoff: Backoff = .reconnecting) {
         self.sensor = sensor
+        self.clock = clock
         self.backoff = backoff
     }
 
     /// The device answered.
     mutating func up(reason: String, emit: (CaptureEvent) -> Void) {
         if !linked {
-            emit(PackClock.system.stamp(.link(sensor: sensor, state: .connected, reason: reason)))
-            upSince = PackClock.system.monotonic()
+            emit(clock.stamp(.link(sensor: sensor, state: .connected, reason: reason)))
+            upSince = clock.monotonic()
         }
         linked = true
         backoff.reset()
@@ -50,10 +53,10 @@ struct LinkKeeper {
     mutating func down(
         reason: String, emit: (CaptureEvent) -> Void, stop: StopFlag, warn: (_ attempts: Int) -> Void
     ) {
-        if linked, let upSince, PackClock.system.monotonic().seconds(since: upSince) >= steadyAfter { attempts = 0 }
+        if linked, let upSince, clock.monotonic().seconds(since: upSince) >= steadyAfter { attempts = 0 }
         attempts += 1
         if linked {
-            emit(PackClock.system.stamp(.link(sensor: sensor, state: .disconnected, reason: reason)))
+            emit(clock.stamp(.link(sensor: sensor, state: .disconnected, reason: reason)))
             linked = false
         }
         if attempts == 1 || attempts % 30 == 0 { warn(attempts) }

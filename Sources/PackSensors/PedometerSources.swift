@@ -10,21 +10,24 @@ import SensorCodecs
 /// An IMU's hardware pedometer through IIO (`in_steps_input`, enabled by `in_steps_en`), as on
 /// Bosch's BMA400 and BMI323 (and, in recent kernels, BMI270) mainline drivers; hw/README.md says
 /// which parts a Raspberry Pi OS kernel builds. Its count is read once a second and
-/// passed on as a `steps` payload; the recorder turns counts into increments.
+/// passed on as a `steps` payload; the recorder turns counts into increments. Counts are stamped
+/// by `clock`.
 public struct IIOStepCounterSource: LiveSource {
     public let descriptor: SensorDescriptor
     public let device: IIODevice
+    public let clock: PackClock
     public var period = 1.0
 
-    public init(id: SensorID = "steps0", device: IIODevice) {
+    public init(id: SensorID = "steps0", device: IIODevice, clock: PackClock) {
         self.device = device
+        self.clock = clock
         descriptor = SensorDescriptor(
             id: id, kind: .pedometer, name: device.model.map { "\($0) step counter" } ?? "step counter",
             address: device.directory, transport: .iioSteps)
     }
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
-        var link = LinkKeeper(sensor: descriptor.id)
+        var link = LinkKeeper(sensor: descriptor.id, clock: clock)
         while !stop.isSet {
             if device.read("in_steps_en") == "0", !device.write("in_steps_en", "1") {
                 logger.warning(
@@ -43,7 +46,7 @@ public struct IIOStepCounterSource: LiveSource {
                 continue
             }
             link.up(reason: device.directory, emit: emit)
-            emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(count)))))
+            emit(clock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(count)))))
             _ = stop.sleep(seconds: period)
         }
     }
@@ -55,17 +58,21 @@ public struct IIOStepCounterSource: LiveSource {
 /// trigger the driver or udev set up) when it offers one, else from polling `in_accel_*_raw` at
 /// the sampling frequency. Values are scaled to m/s² by `in_accel_scale` (or the per-axis scale)
 /// and `in_accel_offset`, per the IIO ABI. The running count goes out as a `steps` payload each
-/// second and whenever it changes.
+/// second and whenever it changes. Counts are stamped, and sysfs polling timed, by `clock`.
 public struct IIOAccelerometerSource: LiveSource {
     public let descriptor: SensorDescriptor
     public let device: IIODevice
     /// Where `/dev/iio:deviceN` lives.
     public let deviceRoot: String
     public let requestedRate: Double
+    public let clock: PackClock
 
-    public init(id: SensorID = "steps0", device: IIODevice, deviceRoot: String = "/dev", rate: Double = 50) {
+    public init(
+        id: SensorID = "steps0", device: IIODevice, deviceRoot: String = "/dev", rate: Double = 50, clock: PackClock
+    ) {
         self.device = device
         self.deviceRoot = deviceRoot
+        self.clock = clock
         requestedRate = rate
         descriptor = SensorDescriptor(
             id: id, kind: .pedometer, name: device.model.map { "\($0) accelerometer" } ?? "accelerometer",
@@ -119,7 +126,7 @@ public struct IIOAccelerometerSource: LiveSource {
             var detector = StepDetector(sampleRate: rate)
             let scale = scales()
             let offset = offsets()
-            emit(PackClock.system.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
+            emit(clock.stamp(.link(sensor: descriptor.id, state: .connected, reason: device.directory)))
             var reason: String?
             if let layout = bufferedLayout(), let path = Optional(deviceRoot + "/" + device.name),
                 access(path, R_OK) == 0
@@ -142,9 +149,9 @@ public struct IIOAccelerometerSource: LiveSource {
             }
             if stop.isSet { break }
             detector.finish()
-            emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(detector.count)))))
+            emit(clock.stamp(.payload(sensor: descriptor.id, kind: .steps, .text(String(detector.count)))))
             let why = reason ?? "stopped"
-            emit(PackClock.system.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: why)))
+            emit(clock.stamp(.link(sensor: descriptor.id, state: .disconnected, reason: why)))
             logger.warning("The accelerometer stopped: \(why); retrying", metadata: ["sensor.id": "\(descriptor.id)"])
             _ = stop.sleep(seconds: backoff.delay())
         }
@@ -156,12 +163,12 @@ public struct IIOAccelerometerSource: LiveSource {
         var lastCount = -1
 
         mutating func report(
-            _ count: Int, at t: Double, _ id: SensorID, _ emit: @Sendable (CaptureEvent) -> Void
+            _ count: Int, at t: Double, _ id: SensorID, _ clock: PackClock, _ emit: @Sendable (CaptureEvent) -> Void
         ) {
             guard count != lastCount || t - lastReport >= 1 else { return }
             lastReport = t
             lastCount = count
-            emit(PackClock.system.stamp(.payload(sensor: id, kind: .steps, .text(String(count)))))
+            emit(clock.stamp(.payload(sensor: id, kind: .steps, .text(String(count)))))
         }
     }
 
@@ -212,7 +219,7 @@ public struct IIOAccelerometerSource: LiveSource {
                     }
                     index += 1
                     detector.add(time: t, x: values[0], y: values[1], z: values[2])
-                    reporter.report(detector.count, at: t, descriptor.id, emit)
+                    reporter.report(detector.count, at: t, descriptor.id, clock, emit)
                     used += layout.recordSize
                 }
             }
@@ -225,7 +232,7 @@ public struct IIOAccelerometerSource: LiveSource {
         rate: Double, scale: [Double], offset: [Double], _ detector: inout StepDetector,
         _ emit: @escaping @Sendable (CaptureEvent) -> Void, _ stop: StopFlag
     ) -> String {
-        let start = PackClock.system.monotonic()
+        let start = clock.monotonic()
         var reporter = Reporter()
         var next = 0.0
         while !stop.isSet {
@@ -236,11 +243,14 @@ public struct IIOAccelerometerSource: LiveSource {
                 }
                 values[i] = (raw + offset[i]) * scale[i]
             }
-            let t = PackClock.system.monotonic().seconds(since: start)
+            let t = clock.monotonic().seconds(since: start)
             detector.add(time: t, x: values[0], y: values[1], z: values[2])
-            reporter.report(detector.count, at: t, descriptor.id, emit)
+            reporter.report(detector.count, at: t, descriptor.id, clock, emit)
             next += 1 / rate
-            let wait = next - PackClock.system.monotonic().seconds(since: start)
+            // The pause is real time, `clock` says where the schedule is: at most one period, so
+            // that a test's clock standing still does not stretch the pauses (the system's clock,
+            // with samples on schedule, never asks for more).
+            let wait = min(next - clock.monotonic().seconds(since: start), 1 / rate)
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         }
         return "stopped"
@@ -250,17 +260,17 @@ public struct IIOAccelerometerSource: LiveSource {
 /// Picks the pedometer source: the first kind in `order` that this pack has.
 public enum PedometerSelection {
     public static func source(
-        order: [String], sysfs: String, deviceRoot: String, rate: Double
+        order: [String], sysfs: String, deviceRoot: String, rate: Double, clock: PackClock
     ) -> (any LiveSource)? {
         for kind in order {
             switch kind {
             case "step-counter":
                 if let device = IIODevice.find(sysfs: sysfs, having: "in_steps_input").first {
-                    return IIOStepCounterSource(device: device)
+                    return IIOStepCounterSource(device: device, clock: clock)
                 }
             case "accelerometer":
                 if let device = IIODevice.find(sysfs: sysfs, having: "in_accel_x_raw").first {
-                    return IIOAccelerometerSource(device: device, deviceRoot: deviceRoot, rate: rate)
+                    return IIOAccelerometerSource(device: device, deviceRoot: deviceRoot, rate: rate, clock: clock)
                 }
             default:
                 continue  // the footpod is the recorder's fallback, not a device

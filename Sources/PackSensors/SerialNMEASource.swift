@@ -13,14 +13,17 @@ import SensorCodecs
 /// 8N1, no flow control) at the configured baud rate; the bytes go through the same framer as
 /// everything else, and each sentence is passed on as an `nmea` payload. A USB receiver that is
 /// unplugged makes the link go down, and the port is reopened with backoff until it is back.
+/// Sentences are stamped, and the silence timed, by `clock`.
 public struct SerialNMEASource: LiveSource {
     public let descriptor: SensorDescriptor
     public let device: String
     public let baudRate: Int
+    public let clock: PackClock
 
-    public init(id: SensorID = "gps0", device: String, baudRate: Int = 9600) {
+    public init(id: SensorID = "gps0", device: String, baudRate: Int = 9600, clock: PackClock) {
         self.device = device
         self.baudRate = baudRate
+        self.clock = clock
         descriptor = SensorDescriptor(
             id: id, kind: .gps, name: "NMEA receiver", address: device, transport: .serial)
     }
@@ -62,7 +65,7 @@ public struct SerialNMEASource: LiveSource {
     }
 
     public func run(emit: @escaping @Sendable (CaptureEvent) -> Void, stop: StopFlag, logger: Logger) {
-        var link = LinkKeeper(sensor: descriptor.id)
+        var link = LinkKeeper(sensor: descriptor.id, clock: clock)
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !stop.isSet {
             var reason = "stopped"
@@ -74,10 +77,10 @@ public struct SerialNMEASource: LiveSource {
                     metadata: ["sensor.id": "\(descriptor.id)", "device": "\(device)", "baud": "\(baudRate)"])
                 link.up(reason: device, emit: emit)
                 var framer = NMEAFramer()
-                var lastData = PackClock.system.monotonic()
+                var lastData = clock.monotonic()
                 while !stop.isSet {
                     guard waitReadable(fd, timeout: 0.25) else {
-                        if PackClock.system.monotonic().seconds(since: lastData) > 10 {
+                        if clock.monotonic().seconds(since: lastData) > 10 {
                             reason = "the receiver sent nothing for 10 s"
                             break
                         }
@@ -96,10 +99,10 @@ public struct SerialNMEASource: LiveSource {
                         reason = "reading \(device): \(String(cString: strerror(code)))"
                         break
                     }
-                    lastData = PackClock.system.monotonic()
+                    lastData = clock.monotonic()
                     framer.append(chunk[..<n]) { line in
                         let text = String(decoding: line, as: UTF8.self)
-                        emit(PackClock.system.stamp(.payload(sensor: descriptor.id, kind: .nmea, .text(text))))
+                        emit(clock.stamp(.payload(sensor: descriptor.id, kind: .nmea, .text(text))))
                     }
                 }
             } catch {

@@ -18,18 +18,26 @@ struct BluetoothControl: Sendable {
     let pins: ClassicPINs
     let logger: Logger
 
-    /// The sources for the paired sensors, at start-up.
-    static func pairedSources(_ database: PackDatabase, _ configuration: PackConfiguration) throws -> [any LiveSource] {
-        try database.pairedSensors().map { source(for: $0, configuration) }
+    /// The sources for the paired sensors, at start-up, on the pack's clock.
+    static func pairedSources(
+        _ database: PackDatabase, _ configuration: PackConfiguration, clock: PackClock
+    ) throws -> [any LiveSource] {
+        try database.pairedSensors().map { source(for: $0, configuration, clock: clock) }
     }
 
-    static func source(for sensor: PairedSensor, _ c: PackConfiguration) -> any LiveSource {
+    static func source(for sensor: PairedSensor, _ c: PackConfiguration, clock: PackClock) -> any LiveSource {
         if sensor.isClassic {
             return ClassicStrapSource(
                 sensor: sensor, adapter: c.bluetooth.adapter, connectTimeout: c.bluetooth.connectTimeout,
-                supervisionTimeoutMs: c.bluetooth.supervisionTimeoutMs)
+                supervisionTimeoutMs: c.bluetooth.supervisionTimeoutMs, clock: clock)
         }
-        return BLESensorSource(sensor: sensor, adapter: c.bluetooth.adapter, connectTimeout: c.bluetooth.connectTimeout)
+        return BLESensorSource(
+            sensor: sensor, adapter: c.bluetooth.adapter, connectTimeout: c.bluetooth.connectTimeout, clock: clock)
+    }
+
+    /// A source for a sensor paired while the daemon runs: on the engine's clock.
+    private func source(for sensor: PairedSensor) -> any LiveSource {
+        Self.source(for: sensor, configuration, clock: engine.clock)
     }
 
     func scan(seconds: Double, classic: Bool = false) async throws(ControlError) -> ScanReport {
@@ -118,7 +126,8 @@ struct BluetoothControl: Sendable {
         if let existing { runner.stop(existing.id) }
         let adapter = configuration.bluetooth.adapter
         let timeout = configuration.bluetooth.connectTimeout
-        let now = PackClock.system.wall().nanosecondsSinceEpoch
+        let clock = engine.clock
+        let now = clock.wall().nanosecondsSinceEpoch
         // Answer the kernel's PIN request for this strap while it pairs.
         let usedPIN = pin ?? profile.defaultPIN
         pins.set(address.description, pin: usedPIN)
@@ -127,7 +136,7 @@ struct BluetoothControl: Sendable {
                 return .success(
                     try ClassicPairing.pair(
                         address: address, profile: profile, channel: channel.map(UInt8.init), pin: usedPIN,
-                        adapter: adapter, timeout: timeout, now: now))
+                        adapter: adapter, timeout: timeout, now: now, clock: clock))
             } catch {
                 return .failure(error)
             }
@@ -138,7 +147,7 @@ struct BluetoothControl: Sendable {
             if let existing {
                 // Pairing again failed: keep following it as it was paired before.
                 pins.set(existing.address, pin: existing.pin ?? "")
-                runner.start(Self.source(for: existing, configuration))
+                runner.start(source(for: existing))
             } else {
                 pins.remove(address.description)
             }
@@ -155,7 +164,7 @@ struct BluetoothControl: Sendable {
             throw ControlError(code: "journal", message: "the sensor could not be saved: \(error)")
         }
         await engine.registerPaired(sensor)
-        runner.start(Self.source(for: sensor, configuration))
+        runner.start(source(for: sensor))
         logger.info(
             "Paired \(sensor.name ?? sensor.address) as \(sensor.profile ?? sensor.kind.rawValue)",
             metadata: ["sensor.id": "\(sensor.id)", "battery": "\(sensor.batteryPercent.map(String.init) ?? "?")"])
@@ -184,7 +193,7 @@ struct BluetoothControl: Sendable {
         }
         if let existing = try? database.pairedSensors().first(where: { $0.matches(target) }) {
             if kind == nil || kind == existing.kind {
-                runner.start(Self.source(for: existing, configuration))
+                runner.start(source(for: existing))
                 return await report(existing)
             }
             // Paired as another kind: stop following it, pair it again as asked.
@@ -193,14 +202,16 @@ struct BluetoothControl: Sendable {
         let adapter = configuration.bluetooth.adapter
         let timeout = configuration.bluetooth.connectTimeout
         let requested = kind
-        let now = PackClock.system.wall().nanosecondsSinceEpoch
+        let clock = engine.clock
+        let now = clock.wall().nanosecondsSinceEpoch
         let result = await offPool { () -> Result<PairedSensor, BLEPairing.Failure> in
             do throws(BLEPairing.Failure) {
-                let (address, type, name) = try BLEPairing.resolve(target, adapter: adapter, scanSeconds: 10)
+                let (address, type, name) = try BLEPairing.resolve(
+                    target, adapter: adapter, scanSeconds: 10, clock: clock)
                 return .success(
                     try BLEPairing.pair(
                         address: address, type: type, name: name, kind: requested, adapter: adapter, timeout: timeout,
-                        now: now
+                        now: now, clock: clock
                     ))
             } catch {
                 return .failure(error)

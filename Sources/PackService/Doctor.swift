@@ -211,7 +211,9 @@ struct Doctor: Sendable {
             if let status, status.gps.fix != .none, (status.gps.receiver.lastFixS ?? 99) < 5 {
                 return fixCheck(status, source: "gpsd \(configuration.gps.gpsdHost):\(configuration.gps.gpsdPort)")
             }
-            let probe = GpsdProbe(host: configuration.gps.gpsdHost, port: configuration.gps.gpsdPort)
+            let probe = GpsdProbe(
+                host: configuration.gps.gpsdHost, port: configuration.gps.gpsdPort, clock: configuration.recording.clock
+            )
             let timeout = gpsTimeout
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<GpsdProbe.Result, Never>) in
                 Thread.detachNewThread { continuation.resume(returning: probe.run(timeout: timeout)) }

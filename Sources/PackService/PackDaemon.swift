@@ -40,7 +40,9 @@ public enum PackDaemon {
                 atPath: databaseDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         }
         let database = try PackDatabase(path: configuration.storage.databasePath, logger: logger)
-        let recovered = try database.recoverOpenSessions(now: PackClock.system.wall())
+        // The pack's one clock: the engine, the sources and the recovery all read it.
+        let clock = configuration.recording.clock
+        let recovered = try database.recoverOpenSessions(now: clock.wall())
         for run in recovered {
             logger.warning(
                 "Recovered a run left open by a crash or power cut: run \(run.id), \(run.pointCount) points, ended at its last saved second (\(run.lastElapsedSeconds) s)",
@@ -51,11 +53,11 @@ public enum PackDaemon {
         let mode: PackEngine.Mode = live ? .live : .replay
         let bluetooth = live && configuration.bluetooth.enabled
         if bluetooth { BluetoothSetup.prepare(configuration, logger: logger) }
-        var sources = live ? liveSources(configuration) : []
-        if bluetooth { sources += try BluetoothControl.pairedSources(database, configuration) }
+        var sources = live ? liveSources(configuration, clock: clock) : []
+        if bluetooth { sources += try BluetoothControl.pairedSources(database, configuration, clock: clock) }
         let engine = PackEngine(
             database: database, configuration: configuration, mode: mode, sensors: sources.map(\.descriptor),
-            recoveredRuns: recovered.map(\.id.rawValue), logger: logger, clock: configuration.recording.clock)
+            recoveredRuns: recovered.map(\.id.rawValue), logger: logger, clock: clock)
 
         if let capturePath = configuration.capture.file {
             var sensors: [SensorDescriptor] = sources.map(\.descriptor)
@@ -207,18 +209,18 @@ public enum PackDaemon {
             debounce: c.gpio.debounceSeconds, longPress: c.gpio.longPressSeconds, logger: logger)
     }
 
-    /// The live sources the configuration asks for.
-    static func liveSources(_ c: PackConfiguration) -> [any LiveSource] {
+    /// The live sources the configuration asks for, on the pack's clock.
+    static func liveSources(_ c: PackConfiguration, clock: PackClock) -> [any LiveSource] {
         var sources: [any LiveSource] = []
         switch c.gps.source {
-        case .gpsd: sources.append(GpsdSource(host: c.gps.gpsdHost, port: c.gps.gpsdPort))
-        case .serial: sources.append(SerialNMEASource(device: c.gps.device, baudRate: c.gps.baudRate))
+        case .gpsd: sources.append(GpsdSource(host: c.gps.gpsdHost, port: c.gps.gpsdPort, clock: clock))
+        case .serial: sources.append(SerialNMEASource(device: c.gps.device, baudRate: c.gps.baudRate, clock: clock))
         case .none: break
         }
         if let pedometer = PedometerSelection.source(
             order: c.pedometer.sources.map(\.rawValue), sysfs: c.pedometer.sysfsRoot,
             deviceRoot: c.pedometer.deviceRoot,
-            rate: c.pedometer.accelerometerRateHz)
+            rate: c.pedometer.accelerometerRateHz, clock: clock)
         {
             sources.append(pedometer)
         }

@@ -51,7 +51,7 @@ struct ReplayService: Service {
     let engine: PackEngine
     let path: String
     let speed: ReplaySpeed
-    /// Stamp events with the live clock as they are played (live replay), instead of their own.
+    /// Stamp events with the engine's clock as they are played (live replay), instead of their own.
     var restamp = false
     /// Move wall-clock times so that the capture's first one is now.
     var startNow = false
@@ -101,8 +101,8 @@ struct ReplayService: Service {
                         event.wall = wall.advanced(byNanoseconds: shift)
                     }
                     if restamp {
-                        event.monotonic = PackClock.system.monotonic()
-                        event.wall = PackClock.system.wall()
+                        event.monotonic = engine.clock.monotonic()
+                        event.wall = engine.clock.wall()
                     }
                     await engine.ingest(event)
                     count += 1

@@ -45,7 +45,7 @@ struct BLESensorSourceTests {
                 .send("1b 1400 57"), .pause(0.3),
             ])
         let attempts = Atomic<Int>(0)
-        var source = BLESensorSource(sensor: Self.strap)
+        var source = BLESensorSource(sensor: Self.strap, clock: .system)
         source.backoff = Backoff(initial: 0.05, maximum: 0.1)
         let clientFD = server.clientFD
         source.connect = { _, _ in
@@ -96,7 +96,7 @@ struct BLESensorSourceTests {
             .expect("10 1600 ffff 0028"), .send("01 10 1600 0a"),
             .expect("08 1200 1500 0328"), .send("01 08 1200 0a"),
         ])
-        var source = BLESensorSource(sensor: Self.strap)
+        var source = BLESensorSource(sensor: Self.strap, clock: .system)
         source.backoff = Backoff(initial: 0.05, maximum: 0.05)
         let clientFD = server.clientFD
         let connects = Atomic<Int>(0)

@@ -31,7 +31,7 @@ struct ClassicStrapSourceTests {
         ).encodedFrame()
     }
 
-    /// Runs `source` until `done` or 10 s, then stops it.
+    /// Runs `source` until `done` (asked every 20 ms) or 10 s, then stops it.
     static func run(_ source: ClassicStrapSource, until done: (EventCollector) -> Bool) -> EventCollector {
         let collector = EventCollector()
         let stop = StopFlag()
@@ -58,7 +58,7 @@ struct ClassicStrapSourceTests {
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &second) == 0)
         let strapEnds = [ends[1], second[1]]
         let attempts = Atomic<Int>(0)
-        var source = ClassicStrapSource(sensor: Self.hxm)
+        var source = ClassicStrapSource(sensor: Self.hxm, clock: .system)
         source.backoff = Backoff(initial: 0.05, maximum: 0.1)
         let clientEnds = [ends[0], second[0]]
         source.connect = { _ in
@@ -97,13 +97,16 @@ struct ClassicStrapSourceTests {
         #expect(reason.first == "the strap closed the connection")
     }
 
-    @Test("A link that stays open but sends nothing readable is dropped after the silence timeout")
+    @Test(
+        "A link that stays open but sends nothing readable is dropped after the silence timeout, timed on the source's clock"
+    )
     func silentLink() throws {
         var ends: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
         defer { close(ends[1]) }
-        var source = ClassicStrapSource(sensor: Self.hxm)
-        source.silenceTimeout = 1
+        // The strap's 8 s of silence pass on the test's clock, a second each time it looks.
+        let time = TestPackClock()
+        var source = ClassicStrapSource(sensor: Self.hxm, clock: time.clock)
         let attempts = Atomic<Int>(0)
         let client = ends[0]
         source.connect = { _ in
@@ -112,11 +115,18 @@ struct ClassicStrapSourceTests {
         }
         let garbage = [UInt8](repeating: 0x55, count: 100)
         _ = garbage.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
-        let collector = Self.run(source) { $0.links.count >= 2 }
+        let collector = Self.run(source) { c in
+            if c.links == [.connected] { time.advance(seconds: 1) }
+            return c.links.count >= 2
+        }
         #expect(collector.links == [.connected, .disconnected])
         let reason = collector.all.compactMap { e -> String? in
             if case .link(_, .disconnected, let r) = e.body { r } else { nil }
         }
-        #expect(reason.first == "no HxM frame for 1 s (100 bytes could not be read)")
+        #expect(reason.first == "no HxM frame for 8 s (100 bytes could not be read)")
+        // Both link events carry the test clock's times, the drop more than 8 of its seconds later.
+        let links = collector.all.filter { if case .link = $0.body { true } else { false } }
+        #expect(links.allSatisfy { $0.wall == time.wall(at: $0.monotonic) })
+        #expect(links.count == 2 && links[1].monotonic.seconds(since: links[0].monotonic) > 8)
     }
 }

@@ -36,7 +36,7 @@ struct GpsdClientTests {
         }
         let collector = EventCollector()
         let stop = StopFlag()
-        var source = GpsdSource(id: "gps0", host: "127.0.0.1", port: port)
+        var source = GpsdSource(id: "gps0", host: "127.0.0.1", port: port, clock: .system)
         source.backoff = Backoff(initial: 0.05, maximum: 0.2)
         let client = source
         let thread = Thread { client.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }

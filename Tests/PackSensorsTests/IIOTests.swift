@@ -45,7 +45,7 @@ struct IIOTests {
         try Self.write(dir.path + "/bus/iio/devices/iio:device1/in_accel_x_raw", "0\n")
         let found = IIODevice.find(sysfs: dir.path, having: "in_steps_input")
         #expect(found.map(\.name) == ["iio:device0"] && found.first?.model == "lsm6dsl")
-        var source = IIOStepCounterSource(device: found[0])
+        var source = IIOStepCounterSource(device: found[0], clock: .system)
         source.period = 0.05
         let collector = Self.run(source) { c in
             if c.stepCounts.count == 3 { try? Self.write(dev + "/in_steps_input", "131\n") }
@@ -62,17 +62,18 @@ struct IIOTests {
         defer { dir.remove() }
         #expect(
             PedometerSelection.source(
-                order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50) == nil)
+                order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50,
+                clock: .system) == nil)
         try Self.write(dir.path + "/bus/iio/devices/iio:device1/in_accel_x_raw", "0\n")
         let accel = PedometerSelection.source(
-            order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
+            order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50, clock: .system)
         #expect(accel?.descriptor.transport == .iioAccel)
         try Self.write(dir.path + "/bus/iio/devices/iio:device0/in_steps_input", "0\n")
         let counter = PedometerSelection.source(
-            order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
+            order: ["step-counter", "accelerometer"], sysfs: dir.path, deviceRoot: dir.path, rate: 50, clock: .system)
         #expect(counter?.descriptor.transport == .iioSteps)
         let accelFirst = PedometerSelection.source(
-            order: ["accelerometer", "step-counter"], sysfs: dir.path, deviceRoot: dir.path, rate: 50)
+            order: ["accelerometer", "step-counter"], sysfs: dir.path, deviceRoot: dir.path, rate: 50, clock: .system)
         #expect(accelFirst?.descriptor.transport == .iioAccel)
     }
 
@@ -144,7 +145,7 @@ struct IIOTests {
         try buffer.write(to: URL(fileURLWithPath: dir.path + "/iio:device2"))
         let expected = quantised.countSteps()
         let device = try #require(IIODevice.find(sysfs: dir.path, having: "in_accel_x_raw").first)
-        let source = IIOAccelerometerSource(device: device, deviceRoot: dir.path, rate: 50)
+        let source = IIOAccelerometerSource(device: device, deviceRoot: dir.path, rate: 50, clock: .system)
         let collector = Self.run(source) { $0.stepCounts.last == expected }
         #expect(expected > 290)
         #expect(collector.stepCounts.last == expected)
@@ -175,7 +176,7 @@ extension IIOTests {
         record[4] = 0x40
         try Data((0..<500).flatMap { _ in record }).write(to: URL(fileURLWithPath: dir.path + "/iio:device0"))
         let device = try #require(IIODevice.find(sysfs: dir.path, having: "in_accel_x_raw").first)
-        let source = IIOAccelerometerSource(device: device, deviceRoot: dir.path, rate: 20)
+        let source = IIOAccelerometerSource(device: device, deviceRoot: dir.path, rate: 20, clock: .system)
         let collector = Self.run(source, until: { $0.stepCounts.count >= 2 }, timeout: 5)
         // Polled: a pack standing still (1 g on z) counts no steps, once a second.
         #expect(collector.stepCounts.count >= 2)

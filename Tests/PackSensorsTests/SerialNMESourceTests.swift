@@ -58,7 +58,7 @@ struct SerialNMESourceTests {
         let collector = EventCollector()
         let stop = StopFlag()
         defer { stop.set() }
-        let source = SerialNMEASource(id: "gps0", device: path, baudRate: 38400)
+        let source = SerialNMEASource(id: "gps0", device: path, baudRate: 38400, clock: .system)
         let thread = Thread { source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test")) }
         thread.start()
         try Self.wait("the port to open") { collector.links == [.connected] }
@@ -108,7 +108,7 @@ struct SerialNMESourceTests {
         let collector = EventCollector()
         let stop = StopFlag()
         defer { stop.set() }
-        let source = SerialNMEASource(id: "gps0", device: device, baudRate: 9600)
+        let source = SerialNMEASource(id: "gps0", device: device, baudRate: 9600, clock: .system)
         let done = Atomic(false)
         let thread = Thread {
             source.run(emit: { collector.add($0) }, stop: stop, logger: Logger(label: "test") { _ in warnings })

@@ -1,7 +1,7 @@
 import HandoffModel
 import Logging
 import PackStorage
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import PackService
@@ -10,24 +10,6 @@ import Testing
 /// `HANDOFF_CLOCK_SYNCHRONIZED` environment override.
 @Suite("One injected clock")
 struct InjectedClockTests {
-    /// A clock the test moves: no sleeping, no system time.
-    final class TestClock: Sendable {
-        private let nanoseconds = Mutex<Int64>(5_000_000_000)
-        let synchronized: Bool
-        static let epoch = CivilTime(year: 2026, month: 6, day: 14, hour: 7).instant
-
-        init(synchronized: Bool) { self.synchronized = synchronized }
-
-        func advance(seconds: Int64) { nanoseconds.withLock { $0 += seconds * nanosecondsPerSecond } }
-
-        var clock: PackClock {
-            PackClock(
-                monotonic: { MonotonicInstant(nanoseconds: self.nanoseconds.withLock { $0 }) },
-                wall: { Self.epoch.advanced(byNanoseconds: self.nanoseconds.withLock { $0 }) },
-                isSynchronized: { [synchronized] in synchronized })
-        }
-    }
-
     @Test("[recording] system_clock: kernel by default; synchronized and unsynchronized override the kernel")
     func configuration() throws {
         var c = PackConfiguration()
@@ -44,7 +26,7 @@ struct InjectedClockTests {
     @Test("A live engine on a test clock: a minute of points from ticks alone, dated by that clock, with no sleep")
     func liveEngineOnATestClock() async throws {
         for synchronized in [true, false] {
-            let time = TestClock(synchronized: synchronized)
+            let time = TestPackClock(synchronized: synchronized)
             let database = try PackDatabase.inMemory()
             let engine = PackEngine(
                 database: database, configuration: PackConfiguration(), mode: .live, sensors: [], recoveredRuns: [],
@@ -60,7 +42,7 @@ struct InjectedClockTests {
             #expect(status.gps.clock == (synchronized ? .system : .unsynchronized))
             _ = try await engine.command(.stop, keep: true)
             let run = try #require(try database.runs().first)
-            #expect(run.startWall == TestClock.epoch.advanced(byNanoseconds: 5 * nanosecondsPerSecond))
+            #expect(run.startWall == TestPackClock.epoch.advanced(byNanoseconds: 5 * nanosecondsPerSecond))
             #expect(run.summary?.elapsedSeconds == 60)
         }
     }
