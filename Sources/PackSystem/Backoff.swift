@@ -15,19 +15,32 @@ public struct Backoff: Sendable, Hashable {
     public var jittered: Bool
     private var failures = 0
 
+    /// The longest delay any backoff gives: 30 days. Callers turn delays into nanoseconds
+    /// (`Int64(delay * 1e9)`), which traps past 292 years; every delay is finite and at most this,
+    /// whatever the configuration or a store's Retry-After says.
+    public static let longestSeconds = 30 * 86_400.0
+
     /// Jittered, for retries against a server.
     public init(minimumSeconds: Double = 5, maximumSeconds: Double = 3600) {
-        self.minimumSeconds = minimumSeconds
-        self.maximumSeconds = max(minimumSeconds, maximumSeconds)
+        (self.minimumSeconds, self.maximumSeconds) = Self.bounded(minimumSeconds, maximumSeconds)
         jittered = true
     }
 
     /// Exact, for reconnecting to hardware: `initial` doubling up to `maximum`. A pack's sources
     /// wait for hardware, so they never give up.
     public init(initial: Double, maximum: Double) {
-        minimumSeconds = initial
-        maximumSeconds = max(initial, maximum)
+        (minimumSeconds, maximumSeconds) = Self.bounded(initial, maximum)
         jittered = false
+    }
+
+    /// Both within 0…`longestSeconds` (not a number counts as the longest), the maximum not below
+    /// the minimum.
+    static func bounded(_ minimum: Double, _ maximum: Double) -> (Double, Double) {
+        func clamp(_ value: Double) -> Double {
+            value >= 0 ? min(value, longestSeconds) : value < 0 ? 0 : longestSeconds
+        }
+        let low = clamp(minimum)
+        return (low, max(low, clamp(maximum)))
     }
 
     /// A source's reconnection: 0.5 s doubling to 10 s.

@@ -25,6 +25,29 @@ struct BackoffTests {
         #expect(backoff.delay(afterFailures: 1, retryAfter: 30, using: &random) == 30)
         #expect(backoff.delay(afterFailures: 1, retryAfter: 3600, using: &random) == 60)
     }
+
+    /// A store's Retry-After is outside data, and the worker turns each delay into nanoseconds
+    /// (`Int64(delay * 1e9)`, which traps past 292 years): no header, and no Backoff however
+    /// built, may give a delay that is not finite and bounded.
+    @Test("A hostile Retry-After (inf, nan, 1e300, negative) or a huge configured cap gives a bounded delay")
+    func hostileRetryAfter() {
+        var random = SystemRandomNumberGenerator()
+        let backoff = Backoff(minimumSeconds: 2, maximumSeconds: 60)
+        for hostile in [Double.infinity, -.infinity, .nan, 1e300, -5, 9.3e9] {
+            let delay = backoff.delay(afterFailures: 3, retryAfter: hostile, using: &random)
+            #expect(delay.isFinite && delay >= 4 && delay <= 60, "Retry-After \(hostile): \(delay)")
+        }
+        for (minimum, maximum) in [(1.0, 1e300), (.nan, .infinity), (-3.0, .nan), (1e300, 1.0)] {
+            let huge = Backoff(minimumSeconds: minimum, maximumSeconds: maximum)
+            for failures in [1, 64, Int.max] {
+                let delay = huge.delay(afterFailures: failures, retryAfter: 1e300, using: &random)
+                #expect(
+                    delay.isFinite && delay >= 0 && delay <= Backoff.longestSeconds, "\(minimum)…\(maximum): \(delay)")
+            }
+            let exact = Backoff(initial: minimum, maximum: maximum)
+            #expect(exact.delay(afterFailures: 100) <= Backoff.longestSeconds)
+        }
+    }
 }
 
 struct PrivacyZoneTests {
