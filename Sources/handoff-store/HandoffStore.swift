@@ -3,6 +3,7 @@ import Foundation
 import GroupStore
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 @main
 struct HandoffStore: AsyncParsableCommand {
@@ -138,8 +139,16 @@ struct HandoffStore: AsyncParsableCommand {
                 logger.info("Store data in SQLite", metadata: ["database": "\(directory)/store.sqlite"])
             }
         }
+        // SIGTERM or SIGINT: the server stops taking connections and finishes its requests (a
+        // request waits at most a few seconds for the database), then the database closes. A
+        // backstop all the same: after 7 s the rest is cancelled, and after 2 s more the process
+        // ends, so a stop always takes under 10 s.
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(7)
+        group.maximumCancellationDuration = .seconds(2)
         do {
-            try await app.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch let error as SQLError {
             // The migration before the server starts: the PostgreSQL server refused or could not
             // be reached, and its sentence names --database.
