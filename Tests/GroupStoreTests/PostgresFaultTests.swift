@@ -41,7 +41,9 @@ struct PostgresFaultTests {
         try await harness.run { client, repository in
             let ada = try await client.signUp("ada")
             let group = try await client.createGroup(ada).id
-            let start = harness.clock.now
+            let cookie = try await client.webSignIn("ada").cookie
+            // A FIT file holds whole seconds: its start must not fall before the group was made.
+            let start = harness.clock.now.advanced(byNanoseconds: 2_000_000_000)
             var files: [String: [UInt8]] = [:]
             let first = UUID().uuidString.lowercased()
             files[first] = FaultCalls.run(start, 0)
@@ -70,7 +72,7 @@ struct PostgresFaultTests {
                     refused.append(uuid)
                     try await Task.sleep(for: .milliseconds(100))
                 }
-                let page = try await client.faultCall(.get, "/groups/\(group)")
+                let page = try await client.faultCall(.get, "/groups/\(group)", headers: [.cookie: cookie])
                 #expect(page.status == .serviceUnavailable && page.headers[.retryAfter] == "2")
                 #expect(page.text.contains("cannot reach its database"))
 

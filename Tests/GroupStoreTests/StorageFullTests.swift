@@ -13,7 +13,7 @@ import Testing
 @Suite(
     "A full disk under SQLite: writes get 507 storage_full, reads keep working, writes work again once there is room")
 struct StorageFullTests {
-    @Test("Uploads, sign-ins and forms get 507 in words; runs, progress, the group page and a pack's reads get 200")
+    @Test("Uploads get 507 in words; runs, progress, the group page and a pack's reads get 200")
     func fullDatabase() async throws {
         let harness = try StoreHarness(.sqlite)
         try await harness.run { client, repository in
@@ -22,7 +22,8 @@ struct StorageFullTests {
             let group = try await client.createGroup(ada).id
             let cookie = try await client.webSignIn("ada").cookie
             let pack = try await DeviceTests.link(client, ada)
-            let start = harness.clock.now
+            // A FIT file holds whole seconds: its start must not fall before the group was made.
+            let start = harness.clock.now.advanced(byNanoseconds: 2_000_000_000)
             var files: [String: [UInt8]] = [:]
             for index in 0..<3 {
                 let uuid = UUID().uuidString.lowercased()
@@ -45,16 +46,6 @@ struct StorageFullTests {
                 }
             }
             #expect(refused.count >= 4, "at most one upload fits in a free page")
-            let signIn = try await client.faultCall(
-                .post, "/v1/sessions",
-                body: Array(#"{"login":"ada","password":"correct horse battery"}"#.utf8),
-                contentType: "application/json")
-            Self.expectStorageFull(signIn)
-            let form = try await client.webSignIn("ada").reply
-            #expect(form.status.code == 507)
-            #expect(form.headers[.contentType]?.hasPrefix("text/html") == true)
-            #expect(form.text.contains("The store&#39;s disk is full, so nothing was saved. Reading still works"))
-
             // Reads: a pack's token marks its pack seen (a write) once a minute; that is skipped.
             harness.clock.advance(seconds: 120)
             for (uri, token) in [
@@ -79,6 +70,31 @@ struct StorageFullTests {
             #expect(Int64((total * 1000).rounded()) == expected)
             try await checkTotals(repository)
         }
+    }
+
+    @Test("A page that hits a full disk or a database that is down says so in HTML, with the API's status and words")
+    func faultPages() async throws {
+        let full = PageRouter.fault(.storageFull)
+        #expect(full.status.code == 507 && full.headers[.contentType]?.hasPrefix("text/html") == true)
+        let page = try await Self.text(full)
+        #expect(page.contains("<h1>The store&#39;s disk is full</h1>"))
+        #expect(page.contains("The store&#39;s disk is full, so nothing was saved. Reading still works"))
+        let down = PageRouter.fault(.databaseUnavailable)
+        #expect(down.status == .serviceUnavailable && down.headers[.retryAfter] == "2")
+        #expect(try await Self.text(down).contains("cannot reach its database"))
+    }
+
+    /// A response's body, as the server would write it.
+    static func text(_ response: Response) async throws -> String {
+        final class Collected: @unchecked Sendable { var buffer = ByteBuffer() }
+        struct Writer: ResponseBodyWriter {
+            let collected: Collected
+            mutating func write(_ buffer: ByteBuffer) async throws { collected.buffer.writeImmutableBuffer(buffer) }
+            consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+        }
+        let collected = Collected()
+        try await response.body.write(Writer(collected: collected))
+        return String(buffer: collected.buffer)
     }
 
     static func expectStorageFull(_ reply: Reply, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -27,20 +27,12 @@ struct StoreFaultTests {
             try await script("start")
         }
 
-        var environment: [String: String] {
-            var environment = ProcessInfo.processInfo.environment
-            environment["PGPORT"] = "\(port)"
-            environment["HANDOFF_POSTGRES_DIR"] = directory.file("pg").path
-            return environment
-        }
-
         func script(_ arguments: String...) async throws {
-            let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/postgres")
-            let environment = environment
-            let result = try await StoreFaultTests.offPool {
-                try runProcess(script, arguments, environment: environment)
-            }
-            #expect(result.status == 0, "scripts/postgres \(arguments): \(result.stderr)")
+            let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/postgres").path
+            let result = try await StoreFaultTests.shell(
+                "PGPORT=\(port) HANDOFF_POSTGRES_DIR='\(directory.file("pg").path)' '\(script)' "
+                    + arguments.joined(separator: " "))
+            #expect(result.status == 0, "scripts/postgres \(arguments): \(result.output)")
         }
 
         func remove() async {
@@ -67,6 +59,15 @@ struct StoreFaultTests {
         }
     }
 
+    /// Runs a shell command (its output to a file), off the cooperative pool: its exit status
+    /// and output. Through system(3), which waits for its own child, not Foundation's Process.
+    static func shell(_ command: String) async throws -> (status: Int32, output: String) {
+        let log = NSTemporaryDirectory() + "handoff-fault-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let status = try await offPool { system("\(command) >'\(log)' 2>&1") }
+        return ((status >> 8) & 0xff, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
     /// An account with a group, through the API: its token and the group's id.
     static func setUp(_ http: FaultHTTP, _ name: String = "ada") async throws -> (token: String, group: Int) {
         let signUp = try await http.send(
@@ -86,16 +87,28 @@ struct StoreFaultTests {
         return (store, FaultHTTP(port: port))
     }
 
-    /// Sends SIGTERM and waits up to 15 s: the seconds it took to exit.
+    /// Sends SIGTERM and waits up to 15 s: the seconds it took to exit (seen in /proc, where an
+    /// exited child is a zombie until it is reaped).
     static func terminate(_ store: BackgroundProcess) async throws -> Double {
         let began = Date()
-        kill(store.process.processIdentifier, SIGTERM)
-        try await offPool {
-            while store.isRunning, Date().timeIntervalSince(began) < 15 { usleep(20_000) }
+        let pid = store.process.processIdentifier
+        kill(pid, SIGTERM)
+        let took = try await offPool {
+            while !exited(pid), Date().timeIntervalSince(began) < 15 { usleep(20_000) }
+            let took = Date().timeIntervalSince(began)
+            while store.isRunning, Date().timeIntervalSince(began) < 20 { usleep(20_000) }
+            return took
         }
-        let took = Date().timeIntervalSince(began)
         if store.isRunning { store.kill9() }
         return took
+    }
+
+    static func exited(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")"), stat.distance(from: end, to: stat.endIndex) > 2
+        else { return true }
+        let state = stat[stat.index(end, offsetBy: 2)]
+        return state == "Z" || state == "X"
     }
 
     @Test(
@@ -110,7 +123,7 @@ struct StoreFaultTests {
         defer { store.stop() }
         let (token, group) = try await Self.setUp(http)
         let load = FaultLoad()
-        let start = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970 + 1)
+        let start = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970 + 2)
         let running = Task {
             await load.run(http, token: token, group: group, start: start, uploaders: 4, readers: 2)
         }
@@ -160,7 +173,7 @@ struct StoreFaultTests {
                 defer { store.stop() }
                 let (token, group) = try await Self.setUp(http, "runner\(round)")
                 let load = FaultLoad()
-                let start = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970 + 1)
+                let start = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970 + 2)
                 let running = Task {
                     await load.run(http, token: token, group: group, start: start, uploaders: 4, readers: 4)
                 }
@@ -208,7 +221,7 @@ struct StoreFaultTests {
             contentType: "application/x-www-form-urlencoded")
         let cookie = String((login.headers["set-cookie"] ?? "").split(separator: ";").first ?? "")
         let pack = try await Self.link(http, token)
-        let start = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970 + 1)
+        let start = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970 + 2)
         var files: [String: [UInt8]] = [:]
         for index in 0..<3 {
             let uuid = UUID().uuidString.lowercased()
@@ -260,16 +273,10 @@ struct StoreFaultTests {
     /// required and is skipped elsewhere.
     static func canMountTmpfs(_ directory: String) async throws -> Bool {
         let unshare = try SystemPrograms.require("unshare", package: "util-linux")
-        let result = try await offPool {
-            try runProcess(
-                unshare,
-                [
-                    "--mount", "--propagation", "private", "sh", "-c", #"mount -t tmpfs -o size=1m t "$1""#, "sh",
-                    directory,
-                ])
-        }
+        let result = try await shell(
+            "'\(unshare.path)' --mount --propagation private mount -t tmpfs -o size=1m t '\(directory)'")
         if result.status == 0 { return true }
-        let reason = "cannot mount a tmpfs in a mount namespace (needs root with CAP_SYS_ADMIN): \(result.stderr)"
+        let reason = "cannot mount a tmpfs in a mount namespace (needs root with CAP_SYS_ADMIN): \(result.output)"
         if SystemPrograms.required {
             Issue.record("\(reason) (\(SystemPrograms.environmentVariable) is set)")
         } else {
