@@ -137,11 +137,16 @@ final class FaultLoad: Sendable {
                             return $0.next
                         }
                         let uuid = UUID().uuidString.lowercased()
-                        let file = FaultCalls.run(start, index, minutes: 2)
+                        // Starts within 5 minutes of `start` (the store takes runs up to 10
+                        // minutes ahead of its clock); each upload its own uuid.
+                        let file = FaultCalls.run(start, index % 300, minutes: 2)
                         self.state.withLock { $0.tried[uuid] = file }
-                        let answer = try? await http.upload(token, uuid: uuid, file: file)
+                        let answer = await Self.attempt { try await http.upload(token, uuid: uuid, file: file) }
                         self.record("PUT /v1/runs", answer)
-                        if answer?.status == 201 { self.state.withLock { _ = $0.stored.insert(uuid) } }
+                        if case .success(let answer) = answer, answer.status == 201 {
+                            self.state.withLock { _ = $0.stored.insert(uuid) }
+                        }
+                        try? await Task.sleep(for: .milliseconds(150))
                     }
                 }
             }
@@ -149,17 +154,88 @@ final class FaultLoad: Sendable {
                 tasks.addTask {
                     let path = reader % 2 == 0 ? "/v1/groups/\(group)/progress" : "/v1/runs?limit=20"
                     while !self.stopped {
-                        self.record("GET \(path)", try? await http.send("GET", path, token: token))
+                        self.record(
+                            "GET \(path)", await Self.attempt { try await http.send("GET", path, token: token) })
+                        try? await Task.sleep(for: .milliseconds(50))
                     }
                 }
             }
         }
     }
 
-    private func record(_ what: String, _ answer: FaultHTTP.Answer?) {
-        let seen = Seen(
-            what: what, status: answer?.status ?? 0, retryAfter: answer?.headers["retry-after"],
-            seconds: answer?.seconds ?? 99, at: Date())
+    static func attempt(_ body: () async throws -> FaultHTTP.Answer) async -> Result<FaultHTTP.Answer, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    private func record(_ what: String, _ result: Result<FaultHTTP.Answer, any Error>) {
+        let seen: Seen
+        switch result {
+        case .success(let answer):
+            seen = Seen(
+                what: what, status: answer.status, retryAfter: answer.headers["retry-after"], seconds: answer.seconds,
+                at: Date())
+        case .failure(let error):
+            seen = Seen(what: "\(what): \(error)", status: 0, retryAfter: nil, seconds: 99, at: Date())
+        }
         state.withLock { $0.seen.append(seen) }
+    }
+}
+
+/// A child process started with posix_spawn and reaped with waitpid, for the fault tests: in
+/// their test process, Foundation's `Process` was seen not to notice a child's exit (a zombie
+/// left unreaped, `waitUntilExit` never returning), and these tests time exits.
+final class SpawnedProcess: @unchecked Sendable {
+    let pid: pid_t
+    let outputPath: String
+    private var status: Int32?
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+        outputPath = NSTemporaryDirectory() + "handoff-fault-\(UUID().uuidString).out"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard result == 0 else { throw FaultHTTP.Failure(description: "cannot start \(executable): errno \(result)") }
+        self.pid = pid
+    }
+
+    /// Its exit status once it has exited (nil while it runs; a signal's number plus 128).
+    var exitStatus: Int32? {
+        if let status { return status }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        return code
+    }
+
+    var isRunning: Bool { exitStatus == nil }
+
+    var printed: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+
+    /// SIGTERM, then SIGKILL after `grace` seconds.
+    func stop(grace: Double = 10) {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(grace)
+        while isRunning, Date() < deadline { usleep(20_000) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            while isRunning { usleep(20_000) }
+        }
+    }
+
+    deinit {
+        stop(grace: 2)
+        try? FileManager.default.removeItem(atPath: outputPath)
     }
 }

@@ -17,7 +17,9 @@ struct StoreFaultTests {
     struct OwnPostgres {
         let port = freeLoopbackPort()
         let directory: TemporaryDirectory
-        var url: String { "postgres://handoff:handoff@127.0.0.1:\(port)/postgres" }
+        /// A database of the store's own (PostgreSQL 15 lets no one but its owner create tables in
+        /// `postgres`).
+        var url: String { "postgres://handoff:handoff@127.0.0.1:\(port)/faults" }
 
         init() async throws {
             _ = try Backend.postgresAdminURL()  // the same skip or failure as every PostgreSQL case
@@ -25,6 +27,9 @@ struct StoreFaultTests {
             // The server runs as user postgres where the tests run as root.
             chmod(directory.url.path, 0o755)
             try await script("start")
+            try await PostgresDatabase.createDatabase(
+                adminURL: "postgres://handoff:handoff@127.0.0.1:\(port)/postgres", name: "faults",
+                logger: Logger(label: "store.test"))
         }
 
         func script(_ arguments: String...) async throws {
@@ -79,36 +84,26 @@ struct StoreFaultTests {
         return (token, try #require(group.json["id"] as? Int, "\(group.text)"))
     }
 
-    static func startStore(_ arguments: [String]) async throws -> (BackgroundProcess, FaultHTTP) {
+    static func startStore(_ arguments: [String]) async throws -> (SpawnedProcess, FaultHTTP) {
         let port = freeLoopbackPort()
-        let store = try await StoreExecutableTests.start(
-            arguments + ["--port", "\(port)", "--bcrypt-cost", "4"], StoreExecutableTests.environment([:]),
-            port: port)
-        return (store, FaultHTTP(port: port))
+        let store = try SpawnedProcess(
+            Products.url("handoff-store").path, arguments + ["--port", "\(port)", "--bcrypt-cost", "4"],
+            environment: StoreExecutableTests.environment([:]))
+        let http = FaultHTTP(port: port)
+        try await waitUntilHealthy(store, http)
+        return (store, http)
     }
 
-    /// Sends SIGTERM and waits up to 15 s: the seconds it took to exit (seen in /proc, where an
-    /// exited child is a zombie until it is reaped).
-    static func terminate(_ store: BackgroundProcess) async throws -> Double {
+    /// Sends SIGTERM and waits up to 15 s: the seconds it took to exit.
+    static func terminate(_ store: SpawnedProcess) async throws -> Double {
         let began = Date()
-        let pid = store.process.processIdentifier
-        kill(pid, SIGTERM)
+        kill(store.pid, SIGTERM)
         let took = try await offPool {
-            while !exited(pid), Date().timeIntervalSince(began) < 15 { usleep(20_000) }
-            let took = Date().timeIntervalSince(began)
-            while store.isRunning, Date().timeIntervalSince(began) < 20 { usleep(20_000) }
-            return took
+            while store.isRunning, Date().timeIntervalSince(began) < 15 { usleep(20_000) }
+            return Date().timeIntervalSince(began)
         }
-        if store.isRunning { store.kill9() }
+        if store.isRunning { store.stop(grace: 0) }
         return took
-    }
-
-    static func exited(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let end = stat.lastIndex(of: ")"), stat.distance(from: end, to: stat.endIndex) > 2
-        else { return true }
-        let state = stat[stat.index(end, offsetBy: 2)]
-        return state == "Z" || state == "X"
     }
 
     @Test(
@@ -188,7 +183,7 @@ struct StoreFaultTests {
                 let state = stopPostgres ? "stopped" : "up"
                 #expect(took < 10, "PostgreSQL \(state): SIGTERM took \(took) s")
                 #expect(
-                    store.process.terminationReason == .exit && store.process.terminationStatus == 0,
+                    store.exitStatus == 0,
                     "PostgreSQL \(state): \(store.printed.suffix(600))")
             }
         }
@@ -205,8 +200,8 @@ struct StoreFaultTests {
         guard try await Self.canMountTmpfs(data) else { return }
         let port = freeLoopbackPort()
         // A tmpfs of 32 MB in a mount namespace of the store's own: it goes when the store does.
-        let store = try BackgroundProcess(
-            try SystemPrograms.require("unshare", package: "util-linux"),
+        let store = try SpawnedProcess(
+            try SystemPrograms.require("unshare", package: "util-linux").path,
             [
                 "--mount", "--propagation", "private", "sh", "-c",
                 #"mount -t tmpfs -o size=32m handoff-full "$1" && exec "$2" --data "$1" --port "$3" --bcrypt-cost 4"#,
@@ -230,7 +225,7 @@ struct StoreFaultTests {
         }
 
         // Fill the store's file system, through its mount namespace.
-        let filler = "/proc/\(store.process.processIdentifier)/root\(data)/filler"
+        let filler = "/proc/\(store.pid)/root\(data)/filler"
         let written = try await Self.offPool { try Self.fill(filler) }
         #expect(written > 0)
         var refused: [String] = []
@@ -286,7 +281,7 @@ struct StoreFaultTests {
         return false
     }
 
-    static func waitUntilHealthy(_ store: BackgroundProcess, _ http: FaultHTTP) async throws {
+    static func waitUntilHealthy(_ store: SpawnedProcess, _ http: FaultHTTP) async throws {
         let started = Date()
         while Date().timeIntervalSince(started) < 60 {
             if let answer = try? await http.send("GET", "/v1/health"), answer.status == 200 { return }
