@@ -134,7 +134,9 @@ struct StoreFaultTests {
 
         let seen = load.seen
         let late = seen.filter { $0.seconds >= 2 }
-        #expect(late.isEmpty, "\(late.count) requests took 2 s or more: \(late.prefix(5))")
+        #expect(
+            late.isEmpty,
+            "\(late.count) requests took 2 s or more: \(late.prefix(5)); the store: \(store.printed.suffix(4000))")
         let wrong = seen.filter { ![200, 201, 503].contains($0.status) }
         #expect(wrong.isEmpty, "\(wrong.count) answers not 200, 201 or 503: \(wrong.prefix(5))")
         let unavailable = seen.filter { $0.status == 503 }
