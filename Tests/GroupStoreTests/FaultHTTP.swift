@@ -142,7 +142,7 @@ final class FaultLoad: Sendable {
                         let file = FaultCalls.run(start, index % 300, minutes: 2)
                         self.state.withLock { $0.tried[uuid] = file }
                         let answer = await Self.attempt { try await http.upload(token, uuid: uuid, file: file) }
-                        self.record("PUT /v1/runs", answer)
+                        self.record("PUT /v1/runs/\(uuid)", answer)
                         if case .success(let answer) = answer, answer.status == 201 {
                             self.state.withLock { _ = $0.stored.insert(uuid) }
                         }
