@@ -18,7 +18,7 @@ actor PostgresPool {
     let endpoint: String
     private let limit: Int
     private let leaseTimeout: Duration
-    private let retryInterval: Duration = .milliseconds(250)
+    private static let retryInterval: Duration = .milliseconds(250)
     private var idle: [PostgresConnection] = []
     /// Connections open or being opened, idle and lent ones.
     private var count = 0
@@ -26,6 +26,9 @@ actor PostgresPool {
     private var down: Outage?
     private var nextID = 1
     private var closed = false
+    /// Whether a connection ever opened: before that, a failure is the caller's to report (the
+    /// store's start prints it as one sentence), not an outage to log.
+    private var reached = false
 
     /// A task waiting for a connection: it gets one, or nil when a slot is free for it to open one.
     private struct Waiter {
@@ -114,7 +117,7 @@ actor PostgresPool {
     private func open() async throws -> PostgresConnection {
         let now = ContinuousClock.now
         if let down {
-            guard now - down.lastTry >= retryInterval else {
+            guard now - down.lastTry >= Self.retryInterval else {
                 freeSlot()
                 throw down.error
             }
@@ -137,23 +140,26 @@ actor PostgresPool {
             try? await connection.close()
             throw closedError
         }
-        if let down {
+        defer { reached = true }
+        if let down, reached {
             let seconds = Double((ContinuousClock.now - down.since) / .milliseconds(1)) / 1000
             logger.notice(
                 "PostgreSQL is back: requests are served again",
                 metadata: ["database": "\(endpoint)", "outage_s": "\(seconds)"])
-            self.down = nil
         }
+        down = nil
         return connection
     }
 
     /// The server cannot be reached: say so once, and fail the waiters (nothing will come back to
     /// them soon).
     private func markDown(_ failure: SQLError, at now: ContinuousClock.Instant) {
-        if down == nil {
+        if down == nil, reached {
             logger.error(
                 "PostgreSQL cannot be reached: requests get 503 until it returns",
                 metadata: ["database": "\(endpoint)", "error": "\(failure)"])
+        }
+        if down == nil {
             down = Outage(since: now, lastTry: now, error: failure)
         } else {
             down?.error = failure
