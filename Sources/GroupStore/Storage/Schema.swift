@@ -159,9 +159,8 @@ enum Schema {
                 """),
         // Listing runs read through each run's file (it sat before `summary` in the row); a file
         // is now read only when it is asked for. PostgreSQL compresses files with lz4 where the
-        // server has it (a quarter of pglz's CPU at about the same size), else
-        // stores them as they come. On PostgreSQL the dropped column's space comes back only with
-        // `VACUUM FULL run` (docs/group-store.md).
+        // server has it (a quarter of pglz's CPU at about the same size), else stores them as
+        // they come. The old column's space stays as free pages (docs/group-store.md).
         Migration(
             version: 5, name: "uploaded files apart from runs",
             steps: [
