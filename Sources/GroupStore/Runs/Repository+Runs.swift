@@ -19,11 +19,11 @@ extension StoreRepository {
             let inserted = try await db.one(
                 """
                 INSERT INTO run (uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256,
-                    size, file, summary, uploaded_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    size, summary, uploaded_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (uuid) DO NOTHING RETURNING \(runColumns)
                 """, run.uuid, account, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
-                run.sport, run.format, run.sha256, run.file.count, run.file, run.summary, now.nanosecondsSinceEpoch)
+                run.sport, run.format, run.sha256, run.file.count, run.summary, now.nanosecondsSinceEpoch)
             guard let inserted else {
                 // A concurrent upload of the same uuid committed first (PostgreSQL waits for it).
                 guard let existing = try await Self.sameRun(db, run, account: account) else {
@@ -35,6 +35,8 @@ extension StoreRepository {
                 )
             }
             let stored = try StoredRun(inserted)
+            // In a table of its own, read only when the file is asked for (Schema, version 5).
+            try await db.query("INSERT INTO run_file (run_id, file) VALUES (?, ?)", stored.id, run.file)
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
@@ -281,7 +283,10 @@ extension StoreRepository {
         try await read { db in
             guard
                 let row = try await db.one(
-                    "SELECT format, file FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+                    """
+                    SELECT run.format, run_file.file FROM run JOIN run_file ON run_file.run_id = run.id
+                    WHERE run.uuid = ? AND run.account_id = ?
+                    """, uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             return (try row.text("format"), try row.blob("file"))
         }
