@@ -234,4 +234,35 @@ struct TallyTests {
             try await checkTotals(repository)
         }
     }
+
+    @Test(
+        "The roller waits for the schema, then folds what uploads leave pending, and stops when cancelled",
+        arguments: Backend.available)
+    func rollerFolds(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client, repository in
+            let ada = try await client.signUp("ada")
+            let (id, _) = try await client.createGroup(ada)
+            let file = RunFiles.fit(start: harness.clock.now.advanced(byNanoseconds: 60 * nanosecondsPerSecond))
+            #expect(try await client.upload(ada, uuid: UUID().uuidString.lowercased(), file: file).status == .created)
+            let (ready, schemaReady) = AsyncStream<Void>.makeStream()
+            let roller = TallyRoller(
+                repository: repository, logger: harness.logger, ready: ready, interval: .milliseconds(20))
+            let running = Task { try await roller.run() }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await Self.pendingRows(repository) == 1, "nothing rolls before the schema is ready")
+            schemaReady.yield()
+            schemaReady.finish()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await Self.pendingRows(repository) > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await Self.pendingRows(repository) == 0, "the roller folded the upload's row")
+            running.cancel()
+            try await running.value
+            let group = try await client.call(.get, "/v1/groups/\(id)", token: ada).decode(GroupView.self)
+            #expect(group.totalM == Double(try RunFiles.distanceMM(file)) / 1000)
+            try await checkTotals(repository)
+        }
+    }
 }
