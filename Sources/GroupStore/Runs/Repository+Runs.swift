@@ -41,9 +41,14 @@ extension StoreRepository {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
             try await Self.count(db, stored, now: now)
+            try await Self.beforeRunCommit?(db)
             return (stored, try await Self.counts(db, stored.id), try await Self.notCounted(db, stored), true)
         }
     }
+
+    /// A test hook, nil in production: runs inside a new run's transaction, with its session, once
+    /// the run is stored and counted, before the commit, so a test can hold an upload open there.
+    @TaskLocal static var beforeRunCommit: (@Sendable (any SQLSession) async throws -> Void)?
 
     /// The stored run with this uuid when it is the same upload; a 409 when the uuid is taken by
     /// anything else: another file of this account or any run of another account get the same
@@ -65,7 +70,8 @@ extension StoreRepository {
 
     /// Adds the run to each group of its runner that it counts toward: one the runner had
     /// joined when the run started, before the group's deadline. Run while holding the baton, it
-    /// is part of that relay leg.
+    /// is part of that relay leg. The totals get a tally row each (Groups/Tally.swift): no shared
+    /// row is updated, so concurrent uploads to one group do not wait for one another.
     private static func count(_ db: any SQLSession, _ run: StoredRun, now: WallInstant) async throws {
         let start = run.started.nanosecondsSinceEpoch
         let teams = try await db.query(
@@ -83,16 +89,11 @@ extension StoreRepository {
             try await db.query(
                 "INSERT INTO run_team (run_id, team_id, leg_id, distance_mm) VALUES (?, ?, ?, ?)", run.id, team, leg,
                 run.distanceMM)
-            try await db.query(
-                "UPDATE member SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE team_id = ? AND account_id = ?",
-                run.distanceMM, team, run.accountID)
-            try await db.query("UPDATE team SET total_mm = total_mm + ? WHERE id = ?", run.distanceMM, team)
             if let leg {
-                try await db.query(
-                    "UPDATE leg SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE id = ?", run.distanceMM, leg)
                 try await autoPass(db, team: team, leg: leg, holder: run.accountID, now: now)
             }
         }
+        try await tallyCounted(db, run: run.id, account: run.accountID)
     }
 
     /// In a group that passes the baton by itself, a run arriving in the holder's open leg ends
@@ -113,7 +114,7 @@ extension StoreRepository {
         let next = members[(mine + 1) % members.count]
         try await endLeg(
             db, team: team, holder: holder, at: now.nanosecondsSinceEpoch, how: "passed", to: next.accountID)
-        let group = try await Group(db.one("SELECT * FROM team WHERE id = ?", team)!)
+        let group = try await Self.group(db, team)!
         _ = try await hand(db, group, to: next.accountID, now: now)
     }
 
@@ -298,20 +299,11 @@ extension StoreRepository {
             guard let row = try await db.one("SELECT id FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             let id = try row.int("id")
-            for count in try await Self.counts(db, id) {
-                try await db.query(
-                    """
-                    UPDATE member SET distance_mm = distance_mm - ?, runs = runs - 1
-                    WHERE team_id = ? AND account_id = ?
-                    """, count.distanceMM, count.groupID, account)
-                try await db.query(
-                    "UPDATE team SET total_mm = total_mm - ? WHERE id = ?", count.distanceMM, count.groupID)
-                if let leg = count.legID {
-                    try await db.query(
-                        "UPDATE leg SET distance_mm = distance_mm - ?, runs = runs - 1 WHERE id = ?", count.distanceMM,
-                        leg)
-                }
-            }
+            // Where it counted, as this statement deletes it: a row that a member leaving at the
+            // same moment took along (into former members' distance) is not taken away twice.
+            let counted = try await db.query(
+                "DELETE FROM run_team WHERE run_id = ? RETURNING team_id, leg_id, distance_mm", id)
+            try await Self.tallyUncounted(db, counted, account: account)
             try await db.query("DELETE FROM run WHERE id = ?", id)
         }
     }

@@ -181,6 +181,25 @@ enum Schema {
                     ALTER TABLE run DROP COLUMN file
                     """),
             ]),
+        // Uploads and deletes only add rows here, so uploads to one group do not wait on its
+        // total's row: a read adds the pending rows to the stored totals, and a roll-up folds
+        // them in (Groups/Tally.swift). No foreign keys: on PostgreSQL each would lock the
+        // group's row in share mode. It starts empty, so every total stays exact.
+        Migration(
+            version: 6, name: "a ledger of contributions to the totals",
+            sql: """
+                CREATE TABLE tally (
+                    id ID,
+                    team_id INT NOT NULL,
+                    account_id INT NOT NULL,
+                    leg_id INT,
+                    distance_mm INT NOT NULL,
+                    runs INT NOT NULL,
+                    batch INT
+                );
+                CREATE INDEX tally_team ON tally (team_id, account_id);
+                CREATE INDEX tally_batch ON tally (batch)
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.
