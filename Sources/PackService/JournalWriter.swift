@@ -7,8 +7,8 @@ import PackStorage
 /// follows and retried at the next commit (every recorded second), so a recording outlives a
 /// failing card for as long as memory does.
 ///
-/// Owned by the engine's actor and used only from it (its async method runs on the caller's
-/// isolation).
+/// Owned by the engine's actor and used only from it. A commit runs on the recorder's own SQLite
+/// connection without suspending (`PackDatabase.commit`).
 final class JournalWriter {
     let database: PackDatabase
     let logger: Logger
@@ -76,7 +76,7 @@ final class JournalWriter {
 
     /// Writes the pending batches, oldest first. A batch that fails stays, with everything after
     /// it, for the next attempt.
-    func commit(isolation: isolated (any Actor)? = #isolation) async {
+    func commit() {
         while let saved = unsaved.first,
             let id = createRow(saved.run, sensors: saved.sensors, source: saved.source)
         {
@@ -91,7 +91,7 @@ final class JournalWriter {
         pending.removeAll { !$0.batch.isEmpty && $0.batch.session != Self.unsavedKey }
         for (index, item) in ready.enumerated() {
             do {
-                try await database.commit(item.batch)
+                try database.commit(item.batch)
                 if item.batch.finish != nil {
                     rows[item.run] = nil
                     runFinished?()

@@ -224,9 +224,9 @@ public actor PackEngine {
     /// Turns recorder outputs into journal writes: every point is committed before the next
     /// event is taken, so at most the second in flight is lost to a crash.
     ///
-    /// The actions are applied without suspending; only the commit at the end awaits. While it
-    /// does, other events may be taken (this is an actor): their entries go to the batch of the
-    /// run they belong to, never to another run's.
+    /// The actions and the commit at the end run without suspending: the next event is taken
+    /// only once this one's points are on the card. Entries go to the batch of the run they
+    /// belong to, never to another run's.
     func handle(_ outputs: [RecorderOutput]) async {
         guard !outputs.isEmpty else { return }
         let systemWall = clock.wall()
@@ -276,7 +276,7 @@ public actor PackEngine {
                 commitNow = true
             }
         }
-        if commitNow { await commit() }
+        if commitNow { commit() }
     }
 
     /// How a run is named in the log: its row number, once the journal has it.
@@ -287,8 +287,8 @@ public actor PackEngine {
     private func metadata(_ run: String) -> Logger.Metadata { ["session.id": "\(name(run))"] }
 
     /// Writes what is pending; then, live, notes how long it took readings to reach the card.
-    func commit() async {
-        await journal.commit()
+    func commit() {
+        journal.commit()
         if mode == .live, journal.isIdle { telemetry.noteCommit(now: clock.monotonic()) }
     }
 
@@ -322,7 +322,7 @@ public actor PackEngine {
         telemetry.replay?.events = events
         telemetry.replay?.progress = 1
         telemetry.replay?.finished = true
-        await commit()
+        commit()
         if !skippedLines.isEmpty {
             logger.warning(
                 "The capture had \(Format.count(skippedLines.count, "unreadable line")); they were skipped",
@@ -339,7 +339,7 @@ public actor PackEngine {
             await handle(take(CaptureEvent(monotonic: monotonic, wall: wall, body: .command(.stop))).outputs)
             logger.notice("Finished the run in progress because handoffd is stopping")
         }
-        await commit()
+        commit()
         let left = journal.pointsWaiting
         if left > 0 {
             logger.critical("Stopping with \(left) points not committed: the journal refused them")

@@ -29,15 +29,15 @@ extension PackDatabase {
                 let events = try self.events(of: sessionID, in: db)
                 let laps = try self.laps(of: sessionID, in: db)
                 let finished = RunRecovery.finish(points: points, events: events, laps: laps)
-                if let lap = finished.finalLap { try self.insert(lap, session: id, in: db) }
+                let statements = try JournalStatements(lending: db)
+                if let lap = finished.finalLap { try self.insert(lap, session: id, with: statements) }
                 let last = points.last?.elapsedSeconds ?? 0
-                try db.execute(
-                    sql: "INSERT INTO event (session_id, offset_ns, kind, detail) VALUES (?, ?, 'recovered', ?)",
-                    arguments: [
-                        id, Int64(last) * nanosecondsPerSecond,
-                        "left open by a crash or power cut; finished at its last saved point",
-                    ])
-                try self.finishSession(id, summary: finished.summary, wall: now, recovered: true, in: db)
+                try self.insert(
+                    SessionEvent(
+                        offsetNanoseconds: Int64(last) * nanosecondsPerSecond, kind: .recovered,
+                        detail: "left open by a crash or power cut; finished at its last saved point"),
+                    session: id, with: statements)
+                try self.finishSession(id, summary: finished.summary, wall: now, recovered: true, with: statements)
                 result.append(
                     RecoveredSession(
                         id: sessionID, uuid: row["uuid"], pointCount: points.count, lastElapsedSeconds: last,

@@ -17,6 +17,11 @@ public final class PackDatabase: Sendable {
     static let pageCacheKibibytes = 256
     /// Sensor keys to their row ids, so that points need no lookup.
     let sensorRows = Mutex<[SensorID: Int64]>([:])
+    /// The database file, `nil` in memory.
+    let path: String?
+    /// The recorder's own connection to `path`, opened at the first commit (and again after a
+    /// failed open).
+    let journal = Mutex<RecordingJournal?>(nil)
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     public convenience init(path: String, logger: Logger = Logger(label: "handoff.storage")) throws {
@@ -28,7 +33,11 @@ public final class PackDatabase: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKibibytes)")
         }
         configuration.busyMode = .timeout(5)
-        try self.init(writer: DatabasePool(path: path, configuration: configuration), logger: logger)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB turns WAL on after `prepareDatabase` and sets `synchronous = NORMAL` with it, which
+        // leaves commits in the WAL until a checkpoint: set FULL again on the connection that writes.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try self.init(writer: pool, logger: logger, path: path)
     }
 
     /// Opens the database at `path` read-only, as it is (no migration): for `handoffd --doctor`
@@ -41,7 +50,8 @@ public final class PackDatabase: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(5)
-        try self.init(writer: DatabaseQueue(path: path, configuration: configuration), logger: logger, migrate: false)
+        try self.init(
+            writer: DatabaseQueue(path: path, configuration: configuration), logger: logger, path: nil, migrate: false)
     }
 
     /// An in-memory database, for tests.
@@ -49,9 +59,10 @@ public final class PackDatabase: Sendable {
         try PackDatabase(writer: DatabaseQueue(), logger: logger)
     }
 
-    init(writer: any DatabaseWriter, logger: Logger, migrate: Bool = true) throws {
+    init(writer: any DatabaseWriter, logger: Logger, path: String? = nil, migrate: Bool = true) throws {
         self.writer = writer
         self.logger = logger
+        self.path = path
         if migrate { try Self.migrator.migrate(writer) }
     }
 
@@ -67,25 +78,15 @@ public final class PackDatabase: Sendable {
         try writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 
+    /// The writing connection's `synchronous` setting (2 is FULL: every commit is synced).
+    public func writerSynchronous() throws -> Int {
+        try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
     /// Writes the WAL back into the database file (on a clean shutdown).
     public func checkpoint() throws {
         guard writer is DatabasePool else { return }
         try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-    }
-
-    /// The row id of a sensor, inserting it (with the kind the caller knows) if it is new.
-    func sensorRow(_ db: Database, _ id: SensorID, kind: SensorKind) throws -> Int64 {
-        if let row = sensorRows.withLock({ $0[id] }) { return row }
-        let row: Int64
-        if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sensor WHERE key = ?", arguments: [id.rawValue]) {
-            row = existing
-        } else {
-            try db.execute(
-                sql: "INSERT INTO sensor (key, kind) VALUES (?, ?)", arguments: [id.rawValue, kind.rawValue])
-            row = db.lastInsertedRowID
-        }
-        sensorRows.withLock { $0[id] = row }
-        return row
     }
 
     /// Records what is known of sensors (names, addresses), keeping their rows.

@@ -136,6 +136,12 @@ public enum CaptureCodec {
 
     /// Reads an event line from its bytes (as a capture file holds them).
     public static func decodeEvent(_ line: [UInt8]) throws(CaptureError) -> CaptureEvent {
+        if let event = CaptureFastPath.decode(line) { return event }
+        return try decodeEventInFull(line)
+    }
+
+    /// Reads an event line through the JSON parser (every line the fast path leaves).
+    static func decodeEventInFull(_ line: [UInt8]) throws(CaptureError) -> CaptureEvent {
         let object = try parseObject(line)
         if object[headerKey] != nil { throw .unexpectedHeader }
         // A pack's monotonic clock counts from boot: 2^62 ns is 146 years of it. Bounding it (and

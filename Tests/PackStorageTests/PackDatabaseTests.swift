@@ -19,12 +19,14 @@ struct PackDatabaseTests {
             heartRateSensor: elapsed % 7 == 0 ? nil : "hr0", footpodSensor: "pod0", gpsSensor: "gps0")
     }
 
-    @Test("Migrations create every table on a fresh database; a file database is in WAL mode")
+    @Test("Migrations create every table on a fresh database; a file database is in WAL mode and syncs every commit")
     func migrations() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let db = try PackDatabase(path: dir.path + "/handoff.sqlite")
         #expect(try db.journalMode() == "wal")
+        // FULL (2), not the NORMAL that GRDB sets with WAL: a commit is on the card when it returns.
+        #expect(try db.writerSynchronous() == 2)
         #expect(try db.integrityCheck() == "ok")
         // Opening again runs no migration twice.
         _ = try PackDatabase(path: dir.path + "/handoff.sqlite")

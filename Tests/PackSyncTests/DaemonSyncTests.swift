@@ -40,6 +40,15 @@ struct DaemonSyncTests {
         throw DaemonSyncFailure("timed out waiting for \(what)")
     }
 
+    /// A command's `--json` output, or an error that says what the command printed and how it ended.
+    static func decode<T: Decodable>(_ type: T.Type, _ result: ProcessResult) throws -> T {
+        do { return try ControlJSON.decode(type, from: result.stdout) } catch {
+            throw DaemonSyncFailure(
+                "exit \(result.status), stdout \(result.stdout.debugDescription), stderr \(result.stderr.debugDescription): \(error)"
+            )
+        }
+    }
+
     struct DaemonSyncFailure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
@@ -84,7 +93,7 @@ struct DaemonSyncTests {
                 Products.url("handoff"),
                 ["link", "--store", proxy.url.absoluteString, "--no-wait", "--json", "--socket", socket])
             #expect(link.status == 0, "\(link.stderr)")
-            let started = try ControlJSON.decode(LinkReport.self, from: link.stdout)
+            let started = try Self.decode(LinkReport.self, link)
             try await store.approve(token, userCode: try #require(started.userCode))
             _ = try await Self.until("the link") {
                 let report = try client.send(.linkStatus, expecting: LinkReport.self)
@@ -126,16 +135,16 @@ struct DaemonSyncTests {
             let text = try runProcess(Products.url("handoff"), ["sync", "status", "--socket", socket])
             #expect(text.status == 0 && text.stdout.contains("every finished run is on the store"), "\(text.stdout)")
             let json = try runProcess(Products.url("handoff"), ["sync", "status", "--json", "--socket", socket])
-            let decoded = try ControlJSON.decode(SyncStatusReport.self, from: json.stdout)
+            let decoded = try Self.decode(SyncStatusReport.self, json)
             #expect(decoded.outbox.synced == 1 && decoded.outbox.queued.isEmpty && decoded.link.linked)
 
             // `handoff start` takes the group's baton; it cannot be passed during the run.
             let start = try runProcess(Products.url("handoff"), ["start", "--json", "--socket", socket])
-            let recording = try ControlJSON.decode(CommandReport.self, from: start.stdout)
+            let recording = try Self.decode(CommandReport.self, start)
             #expect(
                 recording.state == .recording && recording.message.contains("You hold the baton"), "\(start.stdout)")
             let baton = try runProcess(Products.url("handoff"), ["baton", "--json", "--socket", socket])
-            let holding = try ControlJSON.decode(BatonReport.self, from: baton.stdout)
+            let holding = try Self.decode(BatonReport.self, baton)
             #expect(holding.youHold && holding.holder == "kilian" && holding.group == Int64(group.id))
             let pass = try runProcess(Products.url("handoff"), ["baton", "pass", "--socket", socket])
             #expect(pass.status != 0 && pass.stderr.contains("a run is being recorded"), "\(pass.stderr)")

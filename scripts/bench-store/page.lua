@@ -1,6 +1,11 @@
--- wrk: GET a page with a session cookie. wrk -s page.lua URL -- TOKEN
+-- wrk: GET a page with a session cookie, or with the session as a bearer token.
+-- wrk -s page.lua URL -- TOKEN [cookie|bearer]
 function init(args)
-    wrk.headers["Cookie"] = "handoff_session=" .. args[1]
+    if args[2] == "bearer" then
+        wrk.headers["Authorization"] = "Bearer " .. args[1]
+    else
+        wrk.headers["Cookie"] = "handoff_session=" .. args[1]
+    end
 end
 
 function done(summary, latency, requests)

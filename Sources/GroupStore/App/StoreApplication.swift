@@ -41,8 +41,8 @@ public enum StoreApplication {
 
     /// The store over `database` as `handoff-store` runs it: an engine that is a `Service`
     /// (PostgreSQL's connection pool) runs in the application's ServiceGroup, started before the
-    /// server and stopped after it; the schema is brought up to date, then `migrated` is called,
-    /// before the server starts. A migration that fails (an `SQLError`: the database refused or
+    /// server and stopped after it, and so does the tally's roller (`TallyRoller`); the schema is
+    /// brought up to date, then the roller starts and `migrated` is called, before the server starts. A migration that fails (an `SQLError`: the database refused or
     /// could not be reached) is thrown from the application's `run()`.
     public static func make(
         database: any SQLDatabase, configuration: Configuration, logger: Logger,
@@ -51,8 +51,12 @@ public enum StoreApplication {
         let repository = StoreRepository(unmigrated: database)
         var app = application(repository: repository, configuration: configuration, logger: logger)
         if let service = database as? any Service { app.addServices(service) }
+        let (ready, schemaReady) = AsyncStream<Void>.makeStream()
+        app.addServices(TallyRoller(repository: repository, logger: logger, ready: ready))
         app.beforeServerStarts {
             try await repository.migrate()
+            schemaReady.yield()
+            schemaReady.finish()
             migrated()
         }
         return app

@@ -12,7 +12,8 @@ public struct Group: Sendable {
     /// The baton passes to the next in the rotation as soon as a run of the holder's leg arrives.
     public var autoPass: Bool
     public let created: WallInstant
-    /// Every counted run's distance, including what former members ran.
+    /// Every counted run's distance, including what former members ran (exact: the stored total
+    /// plus the pending tally, `groupColumns`).
     public let totalMM: Int64
     public let formerMM: Int64
 
@@ -26,7 +27,7 @@ public struct Group: Sendable {
         leaseSeconds = try row.int("lease_s")
         autoPass = try row.int("auto_pass") != 0
         created = WallInstant(nanosecondsSinceEpoch: try row.int("created_ns"))
-        totalMM = try row.int("total_mm")
+        totalMM = try row.int("total_now_mm")
         formerMM = try row.int("former_mm")
     }
 }
@@ -71,8 +72,8 @@ public struct Leg: Sendable {
         ended = try row.intOrNil("ended_ns").map(WallInstant.init(nanosecondsSinceEpoch:))
         endedHow = try row.textOrNil("ended_how")
         passedTo = try row.textOrNil("passed_to_name")
-        distanceMM = try row.int("distance_mm")
-        runs = try row.int("runs")
+        distanceMM = try row.int("distance_now_mm")
+        runs = try row.int("runs_now")
     }
 }
 
@@ -104,7 +105,7 @@ extension StoreRepository {
         guard
             let row = try await db.one(
                 """
-                SELECT team.* FROM team JOIN member ON member.team_id = team.id
+                SELECT \(groupColumns) FROM team JOIN member ON member.team_id = team.id
                 WHERE team.id = ? AND member.account_id = ?
                 """, id, account)
         else { throw StoreError.notFound("group", id) }
@@ -129,10 +130,10 @@ extension StoreRepository {
             let row = try await db.one(
                 """
                 INSERT INTO team (name, owner_id, goal_mm, deadline_ns, invite_code, lease_s, auto_pass, created_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                 """, name, owner, goalMM, deadline?.nanosecondsSinceEpoch, inviteCode, leaseSeconds, autoPass ? 1 : 0,
                 t)!
-            let group = try Group(row)
+            let group = try await Self.group(db, try row.int("id"))!
             try await db.query(
                 "INSERT INTO member (team_id, account_id, joined_ns, turn) VALUES (?, ?, ?, 0)", group.id, owner, t)
             try await db.query("INSERT INTO baton (team_id) VALUES (?)", group.id)
@@ -144,7 +145,7 @@ extension StoreRepository {
         try await read { db in
             try await db.query(
                 """
-                SELECT team.* FROM team JOIN member ON member.team_id = team.id
+                SELECT \(Self.groupColumns) FROM team JOIN member ON member.team_id = team.id
                 WHERE member.account_id = ? ORDER BY team.id
                 """, account
             ).map(Group.init)
@@ -160,19 +161,21 @@ extension StoreRepository {
         try await write { db in
             var group = try await Self.ownedGroup(db, id, owner)
             try change(&group)
-            return try await Group(
-                db.one(
-                    """
-                    UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?, auto_pass = ?
-                    WHERE id = ? RETURNING *
-                    """, group.name, group.goalMM, group.deadline?.nanosecondsSinceEpoch, group.leaseSeconds,
-                    group.inviteCode, group.autoPass ? 1 : 0, id)!)
+            try await db.query(
+                """
+                UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?, auto_pass = ?
+                WHERE id = ?
+                """, group.name, group.goalMM, group.deadline?.nanosecondsSinceEpoch, group.leaseSeconds,
+                group.inviteCode, group.autoPass ? 1 : 0, id)
+            return try await Self.group(db, id)!
         }
     }
 
     func deleteGroup(_ id: Int64, owner: Int64) async throws {
         try await write { db in
             _ = try await Self.ownedGroup(db, id, owner)
+            try await Self.holdRollUps(db)
+            try await db.query("DELETE FROM tally WHERE team_id = ?", id)
             try await db.query("DELETE FROM team WHERE id = ?", id)
         }
     }
@@ -180,7 +183,9 @@ extension StoreRepository {
     /// Joins by invite code; joining a group again is not an error.
     func join(inviteCode: String, account: Int64, now: WallInstant) async throws -> Group {
         try await write { db in
-            guard let row = try await db.one("SELECT * FROM team WHERE invite_code = ?", inviteCode) else {
+            guard
+                let row = try await db.one("SELECT \(Self.groupColumns) FROM team WHERE invite_code = ?", inviteCode)
+            else {
                 throw StoreError(
                     .notFound, "unknown_invite",
                     "no group has the invite code \(inviteCode): check it with the person who sent it")
@@ -215,17 +220,19 @@ extension StoreRepository {
     }
 
     static func removeMember(_ db: any SQLSession, _ id: Int64, _ account: Int64, now: WallInstant) async throws {
+        try await holdRollUps(db)
         try await endLeg(db, team: id, holder: account, at: now.nanosecondsSinceEpoch, how: "left", to: nil)
-        try await db.query(
+        // Their runs stop counting here one by one, and what they counted moves to former_mm; their
+        // pending tally rows go to their legs and the group's total.
+        let counted = try await db.query(
             """
-            UPDATE team SET former_mm = former_mm
-                + (SELECT distance_mm FROM member WHERE team_id = ? AND account_id = ?)
-            WHERE id = ?
-            """, id, account, id)
-        // Their runs stop counting here one by one: the sum moved to former_mm above.
+            DELETE FROM run_team WHERE team_id = ? AND run_id IN (SELECT id FROM run WHERE account_id = ?)
+            RETURNING distance_mm
+            """, id, account)
+        let ran = try counted.reduce(Int64(0)) { try $0 + $1.int("distance_mm") }
+        let pending = try await foldPending(db, team: id, account: account)
         try await db.query(
-            "DELETE FROM run_team WHERE team_id = ? AND run_id IN (SELECT id FROM run WHERE account_id = ?)", id,
-            account)
+            "UPDATE team SET total_mm = total_mm + ?, former_mm = former_mm + ? WHERE id = ?", pending, ran, id)
         try await db.query("DELETE FROM member WHERE team_id = ? AND account_id = ?", id, account)
         if let next = try await db.one(
             "SELECT account_id FROM member WHERE team_id = ? ORDER BY joined_ns, account_id LIMIT 1", id)
@@ -234,6 +241,7 @@ extension StoreRepository {
                 "UPDATE team SET owner_id = ? WHERE id = ? AND (owner_id = ? OR owner_id IS NULL)",
                 try next.int("account_id"), id, account)
         } else {
+            try await db.query("DELETE FROM tally WHERE team_id = ?", id)
             try await db.query("DELETE FROM team WHERE id = ?", id)
         }
     }
@@ -241,6 +249,7 @@ extension StoreRepository {
     /// Sets the baton's rotation: every member exactly once.
     func setRotation(_ id: Int64, owner: Int64, usernames: [String], now: WallInstant) async throws -> [Member] {
         try await write { db in
+            try await Self.holdRollUps(db)
             _ = try await Self.ownedGroup(db, id, owner)
             let members = try await db.query(
                 """
@@ -276,17 +285,21 @@ extension StoreRepository {
         return try await db.query(
             """
             SELECT member.*, account.username,
+                member.distance_mm + coalesce(p.mm, 0) AS distance_now_mm, member.runs + coalesce(p.n, 0) AS runs_now,
                 coalesce((SELECT sum(run_team.distance_mm) FROM run_team JOIN run ON run.id = run_team.run_id
                     WHERE run_team.team_id = member.team_id AND run.account_id = member.account_id
                     AND run.started_ns >= ?), 0) AS week_mm
             FROM member JOIN account ON account.id = member.account_id
+            LEFT JOIN (SELECT account_id, CAST(sum(distance_mm) AS BIGINT) AS mm, CAST(sum(runs) AS BIGINT) AS n
+                FROM tally WHERE team_id = ? GROUP BY account_id) AS p ON p.account_id = member.account_id
             WHERE member.team_id = ? ORDER BY member.turn, member.account_id
-            """, week, id
+            """, week, id, id
         ).map {
             Member(
                 accountID: try $0.int("account_id"), username: try $0.text("username"),
                 joined: WallInstant(nanosecondsSinceEpoch: try $0.int("joined_ns")), turn: try $0.int("turn"),
-                distanceMM: try $0.int("distance_mm"), runs: try $0.int("runs"), weekMM: try $0.int("week_mm"))
+                distanceMM: try $0.int("distance_now_mm"), runs: try $0.int("runs_now"),
+                weekMM: try $0.int("week_mm"))
         }
     }
 
@@ -296,10 +309,8 @@ extension StoreRepository {
             if let account {
                 group = try await Self.memberGroup(db, id, account)
             } else {
-                guard let row = try await db.one("SELECT * FROM team WHERE id = ?", id) else {
-                    throw StoreError.notFound("group", id)
-                }
-                group = try Group(row)
+                guard let found = try await Self.group(db, id) else { throw StoreError.notFound("group", id) }
+                group = found
             }
             return Progress(
                 group: group, members: try await Self.members(db, id, now: now),
@@ -310,11 +321,15 @@ extension StoreRepository {
     static func legs(_ db: any SQLSession, _ id: Int64, limit: Int) async throws -> [Leg] {
         try await db.query(
             """
-            SELECT leg.*, a.username, b.username AS passed_to_name FROM leg
+            SELECT leg.*, a.username, b.username AS passed_to_name,
+                leg.distance_mm + coalesce(p.mm, 0) AS distance_now_mm, leg.runs + coalesce(p.n, 0) AS runs_now
+            FROM leg
             LEFT JOIN account a ON a.id = leg.account_id
             LEFT JOIN account b ON b.id = leg.passed_to
+            LEFT JOIN (SELECT leg_id, CAST(sum(distance_mm) AS BIGINT) AS mm, CAST(sum(runs) AS BIGINT) AS n
+                FROM tally WHERE team_id = ? AND leg_id IS NOT NULL GROUP BY leg_id) AS p ON p.leg_id = leg.id
             WHERE leg.team_id = ? ORDER BY leg.taken_ns DESC, leg.id DESC LIMIT ?
-            """, id, limit
+            """, id, id, limit
         ).map(Leg.init)
     }
 

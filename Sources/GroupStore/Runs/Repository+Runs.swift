@@ -19,11 +19,11 @@ extension StoreRepository {
             let inserted = try await db.one(
                 """
                 INSERT INTO run (uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256,
-                    size, file, summary, uploaded_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    size, summary, uploaded_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (uuid) DO NOTHING RETURNING \(runColumns)
                 """, run.uuid, account, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
-                run.sport, run.format, run.sha256, run.file.count, run.file, run.summary, now.nanosecondsSinceEpoch)
+                run.sport, run.format, run.sha256, run.file.count, run.summary, now.nanosecondsSinceEpoch)
             guard let inserted else {
                 // A concurrent upload of the same uuid committed first (PostgreSQL waits for it).
                 guard let existing = try await Self.sameRun(db, run, account: account) else {
@@ -35,13 +35,20 @@ extension StoreRepository {
                 )
             }
             let stored = try StoredRun(inserted)
+            // In a table of its own, read only when the file is asked for (Schema, version 5).
+            try await db.query("INSERT INTO run_file (run_id, file) VALUES (?, ?)", stored.id, run.file)
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
             try await Self.count(db, stored, now: now)
+            try await Self.beforeRunCommit?(db)
             return (stored, try await Self.counts(db, stored.id), try await Self.notCounted(db, stored), true)
         }
     }
+
+    /// A test hook, nil in production: runs inside a new run's transaction, with its session, once
+    /// the run is stored and counted, before the commit, so a test can hold an upload open there.
+    @TaskLocal static var beforeRunCommit: (@Sendable (any SQLSession) async throws -> Void)?
 
     /// The stored run with this uuid when it is the same upload; a 409 when the uuid is taken by
     /// anything else: another file of this account or any run of another account get the same
@@ -63,7 +70,8 @@ extension StoreRepository {
 
     /// Adds the run to each group of its runner that it counts toward: one the runner had
     /// joined when the run started, before the group's deadline. Run while holding the baton, it
-    /// is part of that relay leg.
+    /// is part of that relay leg. The totals get a tally row each (Groups/Tally.swift): no shared
+    /// row is updated, so concurrent uploads to one group do not wait for one another.
     private static func count(_ db: any SQLSession, _ run: StoredRun, now: WallInstant) async throws {
         let start = run.started.nanosecondsSinceEpoch
         let teams = try await db.query(
@@ -81,16 +89,11 @@ extension StoreRepository {
             try await db.query(
                 "INSERT INTO run_team (run_id, team_id, leg_id, distance_mm) VALUES (?, ?, ?, ?)", run.id, team, leg,
                 run.distanceMM)
-            try await db.query(
-                "UPDATE member SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE team_id = ? AND account_id = ?",
-                run.distanceMM, team, run.accountID)
-            try await db.query("UPDATE team SET total_mm = total_mm + ? WHERE id = ?", run.distanceMM, team)
             if let leg {
-                try await db.query(
-                    "UPDATE leg SET distance_mm = distance_mm + ?, runs = runs + 1 WHERE id = ?", run.distanceMM, leg)
                 try await autoPass(db, team: team, leg: leg, holder: run.accountID, now: now)
             }
         }
+        try await tallyCounted(db, run: run.id, account: run.accountID)
     }
 
     /// In a group that passes the baton by itself, a run arriving in the holder's open leg ends
@@ -111,7 +114,7 @@ extension StoreRepository {
         let next = members[(mine + 1) % members.count]
         try await endLeg(
             db, team: team, holder: holder, at: now.nanosecondsSinceEpoch, how: "passed", to: next.accountID)
-        let group = try await Group(db.one("SELECT * FROM team WHERE id = ?", team)!)
+        let group = try await Self.group(db, team)!
         _ = try await hand(db, group, to: next.accountID, now: now)
     }
 
@@ -281,7 +284,10 @@ extension StoreRepository {
         try await read { db in
             guard
                 let row = try await db.one(
-                    "SELECT format, file FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+                    """
+                    SELECT run.format, run_file.file FROM run JOIN run_file ON run_file.run_id = run.id
+                    WHERE run.uuid = ? AND run.account_id = ?
+                    """, uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             return (try row.text("format"), try row.blob("file"))
         }
@@ -293,20 +299,11 @@ extension StoreRepository {
             guard let row = try await db.one("SELECT id FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             let id = try row.int("id")
-            for count in try await Self.counts(db, id) {
-                try await db.query(
-                    """
-                    UPDATE member SET distance_mm = distance_mm - ?, runs = runs - 1
-                    WHERE team_id = ? AND account_id = ?
-                    """, count.distanceMM, count.groupID, account)
-                try await db.query(
-                    "UPDATE team SET total_mm = total_mm - ? WHERE id = ?", count.distanceMM, count.groupID)
-                if let leg = count.legID {
-                    try await db.query(
-                        "UPDATE leg SET distance_mm = distance_mm - ?, runs = runs - 1 WHERE id = ?", count.distanceMM,
-                        leg)
-                }
-            }
+            // Where it counted, as this statement deletes it: a row that a member leaving at the
+            // same moment took along (into former members' distance) is not taken away twice.
+            let counted = try await db.query(
+                "DELETE FROM run_team WHERE run_id = ? RETURNING team_id, leg_id, distance_mm", id)
+            try await Self.tallyUncounted(db, counted, account: account)
             try await db.query("DELETE FROM run WHERE id = ?", id)
         }
     }

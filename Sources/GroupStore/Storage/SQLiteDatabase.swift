@@ -10,11 +10,52 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer: ConnectionLease
     private let readers: ConnectionLease
 
-    public init(path: String, readers count: Int = 4) throws {
-        let first = try SQLiteConnection(path: path)
+    /// `options` nil: the defaults, or the benchmark's environment knobs (`Options.environment`).
+    public init(path: String, readers count: Int = 4, options: Options? = nil) throws {
+        let options = try options ?? Options.environment(ProcessInfo.processInfo.environment)
+        let first = try SQLiteConnection(path: path, options: options)
         try first.run("PRAGMA journal_mode = WAL")
+        // The WAL file shrinks back to this after a checkpoint, instead of keeping its peak size.
+        try first.run("PRAGMA journal_size_limit = \(64 << 20)")
         writer = ConnectionLease([first])
-        readers = ConnectionLease(try (0..<count).map { _ in try SQLiteConnection(path: path) })
+        readers = ConnectionLease(try (0..<count).map { _ in try SQLiteConnection(path: path, options: options) })
+    }
+
+    /// Memory for reading: a page cache per connection, and the database file mapped into memory,
+    /// whose pages every connection shares (SQLite maps at most 2 GiB, its build's limit). The
+    /// defaults come from the sweep in BENCHMARKS.md ("SQLite's memory").
+    public struct Options: Sendable, Equatable {
+        /// Each connection's page cache, in MiB (SQLite's own default is 2).
+        public var cacheMiB: Int
+        /// How much of the database file is read through a memory map, in MiB (0: none).
+        public var mmapMiB: Int
+
+        public init(cacheMiB: Int = 32, mmapMiB: Int = 1024) {
+            self.cacheMiB = cacheMiB
+            self.mmapMiB = mmapMiB
+        }
+
+        /// The defaults, with HANDOFF_STORE_SQLITE_CACHE_MB and HANDOFF_STORE_SQLITE_MMAP_MB where
+        /// set: knobs for benchmarks, so a sweep needs no rebuild.
+        public static func environment(_ environment: [String: String]) throws -> Options {
+            func mebibytes(_ name: String, _ fallback: Int) throws -> Int {
+                guard let text = environment[name], !text.isEmpty else { return fallback }
+                guard let value = Int(text), (0...65_536).contains(value) else {
+                    throw SQLError.failed(
+                        "\(name) is \"\(text)\": give a whole number of MiB from 0 to 65536, or unset it")
+                }
+                return value
+            }
+            let standard = Options()
+            return Options(
+                cacheMiB: try mebibytes("HANDOFF_STORE_SQLITE_CACHE_MB", standard.cacheMiB),
+                mmapMiB: try mebibytes("HANDOFF_STORE_SQLITE_MMAP_MB", standard.mmapMiB))
+        }
+
+        /// Set on every connection. Temporary tables and sorts stay in memory.
+        var pragmas: String {
+            "PRAGMA cache_size = -\(cacheMiB * 1024); PRAGMA mmap_size = \(mmapMiB << 20); PRAGMA temp_store = MEMORY"
+        }
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
@@ -75,7 +116,7 @@ final class SQLiteConnection: SQLSession, @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
-    init(path: String) throws {
+    init(path: String, options: SQLiteDatabase.Options) throws {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
@@ -87,6 +128,7 @@ final class SQLiteConnection: SQLSession, @unchecked Sendable {
         sqlite3_busy_timeout(db, 10_000)
         try run("PRAGMA foreign_keys = ON")
         try run("PRAGMA synchronous = FULL")
+        try run(options.pragmas)
     }
 
     deinit {
