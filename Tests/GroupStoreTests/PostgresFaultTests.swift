@@ -1,11 +1,13 @@
 import Foundation
-import GroupStore
 import HandoffAPI
 import HandoffModel
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
+
+@testable import GroupStore
 
 /// PostgreSQL refusing the store, in process, on the shared test server: the test's own database
 /// stops taking connections (`ALLOW_CONNECTIONS false`) and its sessions are ended, which is what
@@ -117,6 +119,68 @@ struct PostgresFaultTests {
                     let reply = try await client.faultCall(.get, "/v1/runs", token: ada)
                     #expect(reply.status == .ok, "\(reply.status) \(reply.text)")
                 }
+            }
+        }
+    }
+
+    @Test(
+        "A connection the server ends between two statements of a transaction fails that request within 2 s, never leaves it waiting"
+    )
+    func endedBetweenStatements() async throws {
+        _ = try Backend.postgresAdminURL()
+        let harness = try StoreHarness(.postgres)
+        try await harness.run { client, repository in
+            let token = try await client.signUp("ada")
+            let ada = try await TallyTests.accountID(repository, "ada")
+            let name = try await Self.name(repository)
+            // Inside the upload's transaction, before its COMMIT: the server ends this session
+            // (as a stopping server does), and the test waits until that backend has exited.
+            let endSession: @Sendable (any SQLSession) async throws -> Void = { db in
+                let pid = try #require(try await db.one("SELECT pg_backend_pid() AS pid")?.int("pid"))
+                try await Self.admin("SELECT pg_terminate_backend(\(pid))")
+                let began = ContinuousClock.now
+                while try await Self.backendCount(name, pid: pid) > 0, ContinuousClock.now - began < .seconds(5) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                // Time for the client to read the server's FATAL and close its channel.
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            let finished = Atomic<Bool>(false)
+            let upload = Task {
+                defer { finished.store(true, ordering: .releasing) }
+                return try await StoreRepository.$beforeRunCommit.withValue(endSession) {
+                    try await repository.putRun(
+                        TallyTests.run(start: harness.clock.now, distanceMM: 1_000_000), account: ada,
+                        now: harness.clock.now)
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !finished.load(ordering: .acquiring), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // Before the fix in PostgresSession.send, the COMMIT was dropped with the closed channel
+            // and this upload never answered.
+            let answered = finished.load(ordering: .acquiring)
+            try #require(answered, "the upload is still waiting 10 s later")
+            switch await upload.result {
+            case .success: Issue.record("the upload was stored though its connection was ended before COMMIT")
+            case .failure(let error as StoreError):
+                #expect(error.status == .serviceUnavailable && error.code == "database_unavailable", "\(error)")
+            case .failure(let error): Issue.record("expected 503 database_unavailable, got \(error)")
+            }
+            // Nothing was counted, and the next request gets a working connection.
+            #expect(try await client.faultCall(.get, "/v1/runs", token: token).status == .ok)
+            try await checkTotals(repository)
+        }
+    }
+
+    static func backendCount(_ name: String, pid: Int64) async throws -> Int64 {
+        let database = try PostgresDatabase(url: try Backend.postgresAdminURL(), logger: logger)
+        return try await database.whileRunning {
+            try await database.read { db in
+                try await db.one(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = ? AND pid = ?", name, pid)?.int("n")
+                    ?? 0
             }
         }
     }

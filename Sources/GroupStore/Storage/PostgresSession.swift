@@ -25,7 +25,7 @@ struct PostgresSession: SQLSession {
         }
         let query = PostgresQuery(unsafeSQL: statements.numbered(sql), binds: bindings)
         do {
-            return try Self.rows(try await connection.query(query, logger: logger).collect())
+            return try Self.rows(try await Self.send(query, on: connection, logger: logger).rows)
         } catch let error as PSQLError {
             throw Self.failure(error, sql)
         } catch let error as PostgresDecodingError {
@@ -33,6 +33,30 @@ struct PostgresSession: SQLSession {
                 "cannot read the column \(error.columnName) (PostgreSQL type \(error.postgresType)) of: \(sql.prefix(120))"
             )
         }
+    }
+
+    /// Sends the statement from the connection's own event loop, after checking there that the
+    /// connection is still open.
+    ///
+    /// PostgresNIO 1.33 writes a statement to its channel without a promise for the write. When
+    /// the server has just ended the session (a FATAL 57P01 from a stopping server) the channel is
+    /// closed and its handlers are being removed, and a statement written then is dropped: its
+    /// result never comes, not even as an error, and the request would wait forever. On the event
+    /// loop, an open channel still has its handlers, so the statement reaches PostgresNIO's state
+    /// machine, which answers it or fails it when the connection closes.
+    static func send(
+        _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger
+    ) async throws -> PostgresQueryResult {
+        try await connection.eventLoop.flatSubmit {
+            guard !connection.isClosed else {
+                return connection.eventLoop.makeFailedFuture(
+                    SQLError.unavailable(
+                        "the connection to PostgreSQL had closed before the statement was sent: check that the server runs"
+                    )
+                )
+            }
+            return connection.query(query, logger: logger)
+        }.get()
     }
 
     static func failure(_ error: PSQLError, _ sql: String) -> any Error {
