@@ -174,6 +174,52 @@ struct PostgresFaultTests {
         }
     }
 
+    @Test(
+        "A database that takes no new connections while one is at work: requests wait for that one (200), they do not get 503"
+    )
+    func refusedConnectWaitsForLent() async throws {
+        _ = try Backend.postgresAdminURL()
+        let harness = try StoreHarness(.postgres)
+        try await harness.run { client, repository in
+            let token = try await client.signUp("ada")
+            let ada = try await TallyTests.accountID(repository, "ada")
+            let name = try await Self.name(repository)
+            // No idle connection left: each request below needs a new one or the held one.
+            try await Self.endSessions(name)
+            let (entered, enter) = AsyncStream<Void>.makeStream()
+            let hold: @Sendable (any SQLSession) async throws -> Void = { _ in
+                enter.yield()
+                try await Task.sleep(for: .milliseconds(800))
+            }
+            let held = Task {
+                try await StoreRepository.$beforeRunCommit.withValue(hold) {
+                    try await repository.putRun(
+                        TallyTests.run(start: harness.clock.now, distanceMM: 1_000_000), account: ada,
+                        now: harness.clock.now)
+                }
+            }
+            var inside = entered.makeAsyncIterator()
+            _ = await inside.next()
+            try await Self.admin("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
+            do {
+                let began = ContinuousClock.now
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { tasks in
+                    for _ in 0..<3 {
+                        tasks.addTask { try await client.faultCall(.get, "/v1/runs", token: token).status }
+                    }
+                    return try await tasks.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses == [.ok, .ok, .ok], "\(statuses)")
+                #expect(ContinuousClock.now - began < .seconds(2))
+                #expect(try await held.value.created)
+                try await Self.admin("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true")
+            } catch {
+                try? await Self.admin("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true")
+                throw error
+            }
+        }
+    }
+
     static func backendCount(_ name: String, pid: Int64) async throws -> Int64 {
         let database = try PostgresDatabase(url: try Backend.postgresAdminURL(), logger: logger)
         return try await database.whileRunning {

@@ -19,6 +19,8 @@ actor PostgresPool {
     private let limit: Int
     private let leaseTimeout: Duration
     private static let retryInterval: Duration = .milliseconds(250)
+    /// How long a request waits for a lent connection while the server is down (a 503 within 2 s).
+    private static let downWait: Duration = .milliseconds(1500)
     private var idle: [PostgresConnection] = []
     /// Connections open or being opened, idle and lent ones.
     private var count = 0
@@ -62,17 +64,25 @@ actor PostgresPool {
             if !connection.isClosed { return connection }
             count -= 1
         }
-        if count < limit {
+        // While the server is down, a request opens a connection only when a retry is due or no
+        // connection is out to come back to it: a connect that timed out on a busy machine must
+        // not fail requests that the connections at work can serve a moment later.
+        if count < limit, !waitForLent {
             count += 1
-            return try await open()
+            do {
+                return try await open()
+            } catch SQLError.unavailable where count > 0 && down != nil {
+                // Connections are out: wait for one of them below.
+            }
         }
-        if let down { throw down.error }
+        if let down, count == 0 { throw down.error }
         let id = nextID
         nextID += 1
+        let wait = down == nil ? leaseTimeout : Self.downWait
         let granted = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let deadline = Task { [leaseTimeout] in
-                    try? await Task.sleep(for: leaseTimeout)
+                let deadline = Task {
+                    try? await Task.sleep(for: wait)
                     if !Task.isCancelled { self.expire(id) }
                 }
                 waiters.append(Waiter(id: id, continuation: continuation, deadline: deadline))
@@ -112,6 +122,15 @@ actor PostgresPool {
     private var closedError: SQLError {
         .unavailable("the connections to the PostgreSQL database at \(endpoint) are closed (shut down)")
     }
+
+    /// Whether the server is down and a retry is not yet due.
+    private var retryNotDue: Bool {
+        guard let down else { return false }
+        return ContinuousClock.now - down.lastTry < Self.retryInterval
+    }
+
+    /// Whether a request should wait for a lent connection rather than open one.
+    private var waitForLent: Bool { retryNotDue && count > 0 }
 
     /// Opens a connection in a slot already counted; frees the slot when it fails.
     private func open() async throws -> PostgresConnection {
@@ -164,20 +183,28 @@ actor PostgresPool {
         } else {
             down?.error = failure
         }
+        failWaitersIfNothingOut()
+    }
+
+    /// While down, waiters wait only for lent connections: with none out, nothing will come.
+    private func failWaitersIfNothingOut() {
+        guard let down, count == 0 else { return }
         let failing = waiters
         waiters = []
         for waiter in failing {
             waiter.deadline.cancel()
-            waiter.continuation.resume(throwing: failure)
+            waiter.continuation.resume(throwing: down.error)
         }
     }
 
-    /// A connection's slot is free: a waiter gets it to open one, else it is no longer counted.
+    /// A connection's slot is free: a waiter gets it to open one (unless the server is down and
+    /// no retry is due), else it is no longer counted.
     private func freeSlot() {
-        if !waiters.isEmpty, !closed {
+        if !waiters.isEmpty, !closed, !retryNotDue {
             resumeFirst(returning: nil)
         } else {
             count -= 1
+            failWaitersIfNothingOut()
         }
     }
 
@@ -190,8 +217,10 @@ actor PostgresPool {
     private func expire(_ id: Int) {
         remove(
             id,
-            throwing: SQLError.unavailable(
-                "all \(limit) connections to the PostgreSQL database at \(endpoint) stayed busy for \(leaseTimeout)"))
+            throwing: down?.error
+                ?? SQLError.unavailable(
+                    "all \(limit) connections to the PostgreSQL database at \(endpoint) stayed busy for \(leaseTimeout)"
+                ))
     }
 
     private func remove(_ id: Int, throwing error: any Error) {
