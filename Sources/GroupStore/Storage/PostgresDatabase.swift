@@ -133,14 +133,14 @@ public final class PostgresDatabase: SQLDatabase {
     {
         var connection = try await pool.lease()
         do {
-            try await Self.bounded(connection) { try await self.session(connection).query(begin, []) }
+            try await session(connection).query(begin, [])
         } catch SQLError.unavailable {
             // The connection died while idle (the server restarted, or an administrator ended
             // it): nothing has run yet, so once more on a new one.
             await pool.release(connection, reusable: false)
             connection = try await pool.lease(fresh: true)
             do {
-                try await Self.bounded(connection) { try await self.session(connection).query(begin, []) }
+                try await session(connection).query(begin, [])
             } catch {
                 await pool.release(connection, reusable: false)
                 throw error
@@ -157,26 +157,15 @@ public final class PostgresDatabase: SQLDatabase {
             return value
         } catch {
             // Never reuse a connection still inside a transaction. One that was lost is closed
-            // without a ROLLBACK: asked of a connection the server is ending, it was seen to hang.
+            // without a ROLLBACK (the server has rolled it back).
             var clean = false
             if case SQLError.unavailable = error {
             } else {
-                clean = (try? await Self.bounded(connection) { try await session.query("ROLLBACK", []) }) != nil
+                clean = (try? await session.query("ROLLBACK", [])) != nil
             }
             await pool.release(connection, reusable: clean)
             throw error
         }
-    }
-
-    /// A short statement (BEGIN, ROLLBACK) that must answer within 1.5 s, else its connection is
-    /// closed, which fails it: a server going away never holds a request up.
-    @discardableResult
-    static func bounded<T>(_ connection: PostgresConnection, _ body: () async throws -> T) async throws -> T {
-        let deadline = connection.eventLoop.scheduleTask(in: .milliseconds(1500)) {
-            let _: EventLoopFuture<Void> = connection.close()
-        }
-        defer { deadline.cancel() }
-        return try await body()
     }
 
     private func session(_ connection: PostgresConnection) -> PostgresSession {

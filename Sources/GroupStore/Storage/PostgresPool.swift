@@ -98,7 +98,12 @@ actor PostgresPool {
     /// state, is closed and its slot freed.
     func release(_ connection: PostgresConnection, reusable: Bool = true) {
         if closed || !reusable || connection.isClosed {
-            if !connection.isClosed { let _: EventLoopFuture<Void> = connection.close() }
+            if !connection.isClosed {
+                // Held until its channel has closed: PostgresNIO asserts that a connection is
+                // closed when it is freed, and the close runs later on its event loop.
+                let closing: EventLoopFuture<Void> = connection.close()
+                closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+            }
             freeSlot()
             return
         }
