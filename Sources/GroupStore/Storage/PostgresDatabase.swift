@@ -92,8 +92,11 @@ public final class PostgresDatabase: SQLDatabase {
         let password = components.password
         var connection = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: .disable)
-        // A server that does not answer is down: the request gets its 503 within 2 s.
-        connection.options.connectTimeout = .milliseconds(1500)
+        // A server that is stopped, starting or refusing answers a connect at once (the request
+        // gets its 503 at once). One that is slow to connect is busy, not down: on a loaded machine
+        // connects were seen to take over 3 s, and a short timeout made the pool answer 503 to
+        // requests the server would have served.
+        connection.options.connectTimeout = .seconds(10)
         let shown = host.contains(":") ? "[\(host)]" : host
         let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1"
         return Parsed(

@@ -58,28 +58,54 @@ actor PostgresPool {
 
     /// A connection for one transaction; give it back with `release`. `fresh` skips the idle ones
     /// (after one of them turned out dead).
+    ///
+    /// While the server is down, a request opens a connection only when a retry is due or no
+    /// connection is out; otherwise, and when its own connect fails while connections are out, it
+    /// waits for one of those, `downWait` at most in all: a server that refuses only new
+    /// connections, or a connect that timed out on a busy machine, must not fail requests that the
+    /// connections at work can serve a moment later.
     func lease(fresh: Bool = false) async throws -> PostgresConnection {
-        if closed { throw closedError }
-        while !fresh, let connection = idle.popLast() {
-            if !connection.isClosed { return connection }
-            count -= 1
-        }
-        // While the server is down, a request opens a connection only when a retry is due or no
-        // connection is out to come back to it: a connect that timed out on a busy machine must
-        // not fail requests that the connections at work can serve a moment later.
-        if count < limit, !waitForLent {
-            count += 1
-            do {
-                return try await open()
-            } catch SQLError.unavailable where count > 0 && down != nil {
-                // Connections are out: wait for one of them below.
+        let began = ContinuousClock.now
+        // A slot counted for this task: taken here, or handed over by `freeSlot`.
+        var slot = false
+        while true {
+            if !slot {
+                if closed { throw closedError }
+                while !fresh, let connection = idle.popLast() {
+                    if !connection.isClosed { return connection }
+                    count -= 1
+                }
+                if count < limit, !waitForLent {
+                    count += 1
+                    slot = true
+                }
             }
+            if slot {
+                slot = false
+                do {
+                    return try await open()  // frees the slot when it fails
+                } catch SQLError.unavailable where count > 0 && down != nil {
+                    // Connections are out: wait for one of them below.
+                }
+            }
+            let wait: Duration
+            if let down {
+                if count == 0 { throw down.error }
+                wait = Self.downWait - (ContinuousClock.now - began)
+                if wait <= .zero { throw down.error }
+            } else {
+                wait = leaseTimeout
+            }
+            if let granted = try await waitForConnection(wait) { return granted }
+            slot = true
         }
-        if let down, count == 0 { throw down.error }
+    }
+
+    /// Waits in line: a connection given back, or nil with a slot to open one.
+    private func waitForConnection(_ wait: Duration) async throws -> PostgresConnection? {
         let id = nextID
         nextID += 1
-        let wait = down == nil ? leaseTimeout : Self.downWait
-        let granted = try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let deadline = Task {
                     try? await Task.sleep(for: wait)
@@ -90,8 +116,6 @@ actor PostgresPool {
         } onCancel: {
             Task { await self.remove(id, throwing: CancellationError()) }
         }
-        if let granted { return granted }
-        return try await open()
     }
 
     /// Takes a connection back. One that is closed, or that `reusable` says is in an unknown
