@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """scripts/check_openapi.py — checks the group store's OpenAPI document without building.
 
-Usage: scripts/check_openapi.py [PATH]   (default Sources/GroupStore/Resources/openapi.json;
-                                          exit status 0 = no problem found)
+Usage: scripts/check_openapi.py [--add-fault-responses] [PATH]
+       (default Sources/GroupStore/Resources/openapi.json; exit status 0 = no problem found)
 
   * the file parses as JSON and says `openapi: 3.1.0`;
   * it validates as OpenAPI 3.1 with openapi-spec-validator, when that is installed
     (`pip install openapi-spec-validator`; without it this says so and goes on);
   * every operation has a unique operationId, a summary and documented responses, and every
     JSON response (other than 204s and redirects) has a schema;
+  * every operation documents the answers any request can get when the database fails: 503
+    (`DatabaseUnavailable`) and 507 (`StorageFull`). `--add-fault-responses` adds the two
+    components and the references that are missing, and rewrites the file;
   * the operations are exactly the routes the Swift sources register through `RouteRecorder`
     (`router.get("/v1/groups/:group")` and the like, read from Sources/GroupStore/*.swift with a
     regular expression: the Swift test `openAPICoversRoutes` checks the same on the real router).
@@ -48,11 +51,50 @@ def registered_routes():
     return routes
 
 
+FAULT_RESPONSES = {
+    "503": ("DatabaseUnavailable", {
+        "description": "The store cannot reach its database at the moment (`database_unavailable`): nothing "
+                       "was read or saved. Ask again after `Retry-After` seconds.",
+        "headers": {"Retry-After": {"$ref": "#/components/headers/RetryAfter"}},
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}},
+            "text/html": {"schema": {"type": "string"}},
+        },
+    }),
+    "507": ("StorageFull", {
+        "description": "The disk under the store's database is full (`storage_full`): this request was refused "
+                       "whole and nothing was saved; reading still works. The operator must free space.",
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}},
+            "text/html": {"schema": {"type": "string"}},
+        },
+    }),
+}
+
+
+def add_fault_responses(path, document):
+    components = document.setdefault("components", {}).setdefault("responses", {})
+    for name, response in FAULT_RESPONSES.values():
+        components.setdefault(name, response)
+    for _, _, operation in documented_operations(document):
+        responses = operation.setdefault("responses", {})
+        for status, (name, _) in FAULT_RESPONSES.items():
+            responses.setdefault(status, {"$ref": f"#/components/responses/{name}"})
+        operation["responses"] = dict(sorted(responses.items()))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else DEFAULT
+    arguments = sys.argv[1:]
+    fix = "--add-fault-responses" in arguments
+    arguments = [a for a in arguments if a != "--add-fault-responses"]
+    path = arguments[0] if arguments else DEFAULT
     problems = []
     with open(path, encoding="utf-8") as f:
         document = json.load(f)
+    if fix:
+        add_fault_responses(path, document)
     if document.get("openapi") != "3.1.0":
         problems.append(f"openapi is {document.get('openapi')!r}, not '3.1.0'")
 
@@ -90,6 +132,12 @@ def main():
         responses = operation.get("responses") or {}
         if not responses:
             problems.append(f"{label}: no responses")
+        for status, (name, _) in FAULT_RESPONSES.items():
+            # 503 `busy` (a full bcrypt or file-reading queue) documents database_unavailable too.
+            allowed = {f"#/components/responses/{n}" for n in ([name, "Busy"] if status == "503" else [name])}
+            inline = "$ref" not in responses.get(status, {}) and "database" in responses.get(status, {}).get("description", "")
+            if responses.get(status, {}).get("$ref") not in allowed and not inline:
+                problems.append(f"{label}: no {status} {name} (scripts/check_openapi.py --add-fault-responses)")
         if "default" in responses:
             problems.append(f"{label}: a `default` response hides undocumented statuses")
         for status, response in responses.items():

@@ -3,6 +3,7 @@ import Foundation
 import GroupStore
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 @main
 struct HandoffStore: AsyncParsableCommand {
@@ -138,14 +139,42 @@ struct HandoffStore: AsyncParsableCommand {
                 logger.info("Store data in SQLite", metadata: ["database": "\(directory)/store.sqlite"])
             }
         }
+        // SIGTERM or SIGINT: the server stops taking connections and finishes its requests (a
+        // request waits at most a few seconds for the database), then the database closes. A
+        // backstop all the same: after 7 s the rest is cancelled, and 9 s after the signal the
+        // process ends whatever is left, so a stop always takes under 10 s.
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(7)
+        Self.endWithin(seconds: 9, of: [SIGTERM, SIGINT])
         do {
-            try await app.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch let error as SQLError {
             // The migration before the server starts: the PostgreSQL server refused or could not
             // be reached, and its sentence names --database.
             throw Self.refuse(error.description)
         }
     }
+
+    /// The last resort: `seconds` after one of `signals`, the process ends (status 1) whatever
+    /// its shutdown is waiting for. A source beside ServiceLifecycle's, which both see the signal.
+    static func endWithin(seconds: Double, of signals: [Int32]) {
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                    FileHandle.standardError.write(
+                        Data("handoff-store: shutdown took over \(Int(seconds)) s; ending now\n".utf8))
+                    _exit(1)
+                }
+            }
+            source.resume()
+            watchdogs.append(source)
+        }
+    }
+
+    nonisolated(unsafe) static var watchdogs: [any DispatchSourceSignal] = []
 
     /// One sentence on standard error and a non-zero exit, without ArgumentParser's usage text.
     static func refuse(_ sentence: String) -> ExitCode {

@@ -122,6 +122,13 @@ struct PageTests {
                 "documented but not routed: \(documented.subtracting(routes).sorted())")
             #expect(APIContract.document["openapi"] as? String == "3.1.0")
             #expect(routes.count >= 30)
+            // Any request can meet a database that is down (503) or a full disk (507).
+            for (path, item) in APIContract.paths {
+                for (method, operation) in item where APIContract.operationMethods.contains(method) {
+                    let responses = (operation as? [String: Any])?["responses"] as? [String: Any] ?? [:]
+                    #expect(responses["503"] != nil && responses["507"] != nil, "\(method) \(path): no 503 or 507")
+                }
+            }
         }
     }
 

@@ -105,7 +105,12 @@ extension StoreRepository {
         if let found, let device = found.device,
             now.nanosecondsSinceEpoch - (found.lastSeen ?? 0) > 60 * nanosecondsPerSecond
         {
-            try await deviceSeen(device, account: found.account.id, now: now)
+            do {
+                try await deviceSeen(device, account: found.account.id, now: now)
+            } catch let error as StoreError where error.status == .insufficientStorage {
+                // A full disk refuses the mark, not the request: reads keep working, and a later
+                // request marks the pack (a baton's lease has hours to spare).
+            }
         }
         return found
     }

@@ -15,6 +15,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as StoreError {
+            if error.status == .insufficientStorage {
+                context.logger.warning("A write was refused: the disk under the database is full; free space there")
+            }
             throw error
         } catch let error as DecodingError {
             throw StoreError(

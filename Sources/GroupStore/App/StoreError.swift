@@ -9,7 +9,7 @@ public struct StoreError: Error, Sendable, Equatable, HTTPResponseError {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
-    /// Seconds to wait before asking again (429).
+    /// Seconds to wait before asking again (429, 503).
     public var retryAfter: Int?
     /// The methods the path does take (405).
     public var allow: [HTTPRequest.Method]?
@@ -34,7 +34,25 @@ public struct StoreError: Error, Sendable, Equatable, HTTPResponseError {
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// The database cannot be reached now: the store answers at once rather than hang, and the
+    /// client asks again (a pack's sync backs off by Retry-After).
+    static let databaseUnavailable = StoreError(
+        .serviceUnavailable, "database_unavailable",
+        "the store cannot reach its database at the moment, so nothing was read or saved: try again in a few seconds",
+        retryAfter: 2)
+
+    /// The disk under the database is full: this write was refused whole; reads still work.
+    static let storageFull = StoreError(
+        .insufficientStorage, "storage_full",
+        "The store's disk is full, so nothing was saved. Reading still works; try again later. The operator must free space in the data directory."
+    )
+
     static let unauthorized = StoreError(
         .unauthorized, "unauthorized",
         "sign in first: send `Authorization: Bearer TOKEN` with a token from POST /v1/sessions")
+}
+
+extension HTTPResponse.Status {
+    /// 507 (RFC 4918): the server cannot store what the request needs (its disk is full).
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 }

@@ -3,30 +3,26 @@ import Logging
 import NIOCore
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
-/// PostgreSQL through PostgresNIO's pooled client: the store at scale, several instances over one
-/// database. Transactions run on one leased connection; READ COMMITTED for writes (the
-/// repository's conditional UPDATEs and ON CONFLICT make contended operations safe there) and
-/// REPEATABLE READ READ ONLY for reads (one consistent snapshot).
+/// PostgreSQL through a pool of PostgresNIO connections of our own (`PostgresPool`): the store at
+/// scale, several instances over one database. Transactions run on one leased connection; READ
+/// COMMITTED for writes (the repository's conditional UPDATEs and ON CONFLICT make contended
+/// operations safe there) and REPEATABLE READ READ ONLY for reads (one consistent snapshot).
 ///
-/// The pool works while its `run()` does, and PostgresNIO allows one call only. The database is a
-/// `Service` whose `run()` is the pool's: `handoff-store` runs it in the application's
-/// ServiceGroup, which starts it before the server and, on SIGTERM, stops it after the server has
-/// finished its requests. Callers without a ServiceGroup (tests) use `whileRunning(_:)`.
+/// Faults: a server that is stopped, restarting or refusing connections fails each request at
+/// once with `SQLError.unavailable` (503 with Retry-After), and the pool recovers on the first
+/// request after the server returns. The first connection error carries the reason (refused,
+/// wrong password, no such database), in words that name `--database`.
 ///
-/// Connection failures: the pool retries an unreachable server for a minute before it fails a
-/// request, and then without saying why. So until a first connection has succeeded, each
-/// transaction first opens one connection of its own, which fails at once and with the reason
-/// (refused, wrong password, no such database), in words that name `--database`.
+/// As a `Service`, its `run()` waits for the ServiceGroup's graceful shutdown and then closes the
+/// connections: `handoff-store` stops it after the server has finished its requests. Tests use
+/// `whileRunning(_:)`.
 public final class PostgresDatabase: SQLDatabase {
     public let dialect = SQLDialect.postgres
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// `host:port/database`, for messages: never the password.
     let endpoint: String
-    private let probe: PostgresConnection.Configuration
-    private let reached = Mutex<Bool>(false)
     private let statements = PlaceholderCache()
 
     /// `url` is `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (or `postgresql://`), user and
@@ -34,11 +30,9 @@ public final class PostgresDatabase: SQLDatabase {
     /// a server on loopback or a private network.
     public init(url: String, logger: Logger) throws {
         let parsed = try Self.parse(url)
-        let client = PostgresClient(configuration: parsed.client, backgroundLogger: logger)
-        self.client = client
         self.logger = logger
         endpoint = parsed.endpoint
-        probe = parsed.connection
+        pool = PostgresPool(configuration: parsed.connection, endpoint: parsed.endpoint, logger: logger)
         if !parsed.loopback {
             logger.warning(
                 "PostgreSQL over the network without TLS: keep the server on a private network",
@@ -46,18 +40,19 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    /// Runs `body` with the pool running, then stops the pool and waits for its connections to
-    /// close. Like `run()`, once only.
+    /// Runs `body`, then closes the connections.
     public func whileRunning<T>(_ body: () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
-            defer { group.cancelAll() }
-            return try await body()
+        do {
+            let value = try await body()
+            await pool.close()
+            return value
+        } catch {
+            await pool.close()
+            throw error
         }
     }
 
     struct Parsed {
-        let client: PostgresClient.Configuration
         let connection: PostgresConnection.Configuration
         let endpoint: String
         let loopback: Bool
@@ -95,14 +90,17 @@ public final class PostgresDatabase: SQLDatabase {
             }
         }
         let password = components.password
-        let client = PostgresClient.Configuration(
+        var connection = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: .disable)
-        let connection = PostgresConnection.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        // A server that is stopped, starting or refusing answers a connect at once (the request
+        // gets its 503 at once). One that is slow to connect is busy, not down: on a loaded machine
+        // connects were seen to take over 3 s, and a short timeout made the pool answer 503 to
+        // requests the server would have served.
+        connection.options.connectTimeout = .seconds(10)
         let shown = host.contains(":") ? "[\(host)]" : host
         let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1"
         return Parsed(
-            client: client, connection: connection, endpoint: "\(shown):\(port)/\(database)", loopback: loopback)
+            connection: connection, endpoint: "\(shown):\(port)/\(database)", loopback: loopback)
     }
 
     /// Reads `url` as `init(url:)` does, without connecting: the same sentence when it is not
@@ -136,61 +134,61 @@ public final class PostgresDatabase: SQLDatabase {
     )
         async throws -> T
     {
-        try await withSession { session in
-            try await session.query(begin, [])
+        var connection = try await pool.lease()
+        do {
+            try await session(connection).query(begin, [])
+        } catch SQLError.unavailable {
+            // The connection died while idle (the server restarted, or an administrator ended
+            // it): nothing has run yet, so once more on a new one.
+            await pool.release(connection, reusable: false)
+            connection = try await pool.lease(fresh: true)
             do {
-                let value = try await body(session)
-                try await session.query("COMMIT", [])
-                return value
+                try await session(connection).query(begin, [])
             } catch {
-                do {
-                    try await session.query("ROLLBACK", [])
-                } catch {
-                    // Never hand the pool a connection still inside a transaction.
-                    try? await session.connection.close()
-                }
+                await pool.release(connection, reusable: false)
                 throw error
             }
-        }
-    }
-
-    /// Leases a connection for `body`, with failures to connect in words.
-    private func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
-        try await reach()
-        let session = { (connection: PostgresConnection) in
-            PostgresSession(connection: connection, logger: self.logger, statements: self.statements)
-        }
-        var leased = false
-        do {
-            return try await client.withConnection { connection in
-                leased = true
-                return try await body(session(connection))
-            }
-        } catch let error where !leased {
-            throw leaseFailure(error)
-        }
-    }
-
-    /// Until one connection has succeeded: open one directly, for the reason when it fails.
-    private func reach() async throws {
-        if reached.withLock({ $0 }) { return }
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
         } catch {
-            throw Self.connectFailure(error, endpoint)
+            await pool.release(connection, reusable: false)
+            throw error
         }
-        try? await connection.close()
-        reached.withLock { $0 = true }
+        let session = session(connection)
+        do {
+            let value = try await body(session)
+            try await session.query("COMMIT", [])
+            await pool.release(connection)
+            return value
+        } catch {
+            // Never reuse a connection still inside a transaction. One that was lost is closed
+            // without a ROLLBACK (the server has rolled it back).
+            var clean = false
+            if case SQLError.unavailable = error {
+            } else {
+                clean = (try? await session.query("ROLLBACK", [])) != nil
+            }
+            await pool.release(connection, reusable: clean)
+            throw error
+        }
     }
 
-    private static func connectFailure(_ error: any Error, _ endpoint: String) -> any Error {
-        if error is CancellationError { return error }
+    private func session(_ connection: PostgresConnection) -> PostgresSession {
+        PostgresSession(connection: connection, logger: logger, statements: statements)
+    }
+
+    /// A failed connect in words: where, why and what to check. Every such failure is
+    /// `unavailable` (a request gets 503); at start the store prints the sentence and exits.
+    static func connectFailure(_ error: any Error, _ endpoint: String) -> SQLError {
         if let error = error as? PSQLError, let info = error.serverInfo {
             // The server's words (its messages name the user or database, never the password).
             let message = info[.message] ?? "refused"
-            return SQLError.failed(
-                "the PostgreSQL server at \(endpoint) refused the connection: \(message) (SQLSTATE \(info[.sqlState] ?? "?")): check the user, password and database in --database"
+            let state = info[.sqlState] ?? "?"
+            if ["57P03", "53300", "55000"].contains(state) || state.hasPrefix("08") {
+                return .unavailable(
+                    "the PostgreSQL server at \(endpoint) does not accept connections at the moment: \(message) (SQLSTATE \(state))"
+                )
+            }
+            return .unavailable(
+                "the PostgreSQL server at \(endpoint) refused the connection: \(message) (SQLSTATE \(state)): check the user, password and database in --database"
             )
         }
         var reason = "\(error)"
@@ -198,25 +196,9 @@ public final class PostgresDatabase: SQLDatabase {
             // Its description is a fixed placeholder: the cause is in `underlying`.
             reason = error.underlying.map { "\($0)" } ?? "\(error.code)"
         }
-        return SQLError.failed(
+        return .unavailable(
             "the PostgreSQL database at \(endpoint) could not be reached (\(reason.prefix(200))): check --database and that the server runs"
         )
-    }
-
-    /// The pool's own errors (its module is not imported here, hence by name).
-    private func leaseFailure(_ error: any Error) -> any Error {
-        if error is CancellationError || error is SQLError { return error }
-        let name = String(describing: error)
-        if name.contains("requestCancelled") { return CancellationError() }
-        if name.contains("poolShutdown") || name.contains("poolClosed") {
-            return SQLError.failed("the connections to the PostgreSQL database at \(endpoint) are closed (shut down)")
-        }
-        if name.contains("CircuitBreaker") {
-            return SQLError.failed(
-                "the PostgreSQL database at \(endpoint) could not be reached for a minute: check --database and that the server runs"
-            )
-        }
-        return Self.connectFailure(error, endpoint)
     }
 
     /// Creates a database (for tests: one per test). `name` is lower-case letters, digits, `_`.
@@ -260,103 +242,11 @@ public final class PostgresDatabase: SQLDatabase {
     }
 }
 
-/// Statements on one connection inside a transaction.
-struct PostgresSession: SQLSession {
-    let connection: PostgresConnection
-    let logger: Logger
-    let statements: PlaceholderCache
-
-    @discardableResult
-    func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
-        try SQLValue.checkText(arguments)
-        var bindings = PostgresBindings(capacity: arguments.count)
-        for argument in arguments {
-            switch argument {
-            case .integer(let v): bindings.append(v)  // int8
-            case .real(let v): bindings.append(v)  // float8
-            case .text(let v): bindings.append(v)  // text
-            case .blob(let v): bindings.append(ByteBuffer(bytes: v))  // bytea
-            // Type OID 0: the server infers the parameter's type from where it stands.
-            case .null: bindings.appendNull()
-            }
-        }
-        let query = PostgresQuery(unsafeSQL: statements.numbered(sql), binds: bindings)
-        do {
-            return try Self.rows(try await connection.query(query, logger: logger).collect())
-        } catch let error as PSQLError {
-            throw Self.failure(error, sql)
-        } catch let error as PostgresDecodingError {
-            throw SQLError.failed(
-                "cannot read the column \(error.columnName) (PostgreSQL type \(error.postgresType)) of: \(sql.prefix(120))"
-            )
-        }
-    }
-
-    static func failure(_ error: PSQLError, _ sql: String) -> any Error {
-        if let info = error.serverInfo {
-            // The message only: the detail can quote the failing row (a password hash, say).
-            let message = info[.message] ?? "the server refused the statement"
-            let state = info[.sqlState] ?? "?"
-            if state == "23505" { return SQLError.uniqueViolation(message) }
-            return SQLError.failed("\(message) (SQLSTATE \(state)) in: \(sql.prefix(120))")
-        }
-        switch error.code {
-        case .queryCancelled: return CancellationError()
-        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed:
-            return SQLError.failed(
-                "lost the connection to PostgreSQL (\(error.code)) during: \(sql.prefix(120)): check that the server runs"
-            )
-        default:
-            return SQLError.failed("the PostgreSQL driver failed (\(error.code)) in: \(sql.prefix(120))")
-        }
-    }
-
-    /// Column names come with each row (from the statement's row description, the same for all).
-    static func rows(_ rows: [PostgresRow]) throws -> [SQLRow] {
-        guard let first = rows.first else { return [] }
-        var columns: [String: Int] = [:]
-        // A name twice (SELECT * over a join): the last wins, as in SQLiteDatabase.
-        for cell in first { columns[cell.columnName] = cell.columnIndex }
-        return try rows.map { row in
-            var values: [SQLValue] = []
-            values.reserveCapacity(columns.count)
-            for cell in row { values.append(try value(cell)) }
-            return SQLRow(columns: columns, values: values)
-        }
-    }
-
-    /// PostgresNIO asks for every result column in binary format.
-    static func value(_ cell: PostgresCell) throws -> SQLValue {
-        guard let bytes = cell.bytes else { return .null }
-        switch cell.dataType {
-        case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
-        case .float4, .float8: return .real(try cell.decode(Double.self))
-        case .numeric:
-            // sum() of BIGINT is NUMERIC in PostgreSQL: whole numbers come back as integers.
-            let decimal = try cell.decode(Decimal.self)
-            let number = NSDecimalNumber(decimal: decimal)
-            if decimal == Decimal(number.int64Value) { return .integer(number.int64Value) }
-            return .real(number.doubleValue)
-        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
-        case .bytea: return .blob(Array(buffer: bytes))
-        case .oid:
-            var copy = bytes
-            guard let oid = copy.readInteger(as: UInt32.self) else { return .null }
-            return .integer(Int64(oid))
-        case .timestamp, .timestamptz, .date:
-            return .text(ISO8601DateFormatter().string(from: try cell.decode(Date.self)))
-        default:
-            // text, varchar, name, bpchar, unknown, json, jsonb, uuid; void as "". PostgresNIO
-            // reads any other type's bytes as UTF-8.
-            return .text(try cell.decode(String.self))
-        }
-    }
-}
-
 extension PostgresDatabase: Service {
-    /// The connection pool's life: until the task is cancelled or the ServiceGroup shuts down
-    /// gracefully. Queries wait while it has not started.
+    /// Until the ServiceGroup shuts down gracefully (or the task is cancelled): then the
+    /// connections close.
     public func run() async {
-        await client.run()
+        try? await gracefulShutdown()
+        await pool.close()
     }
 }

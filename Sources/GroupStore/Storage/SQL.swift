@@ -152,6 +152,11 @@ public enum SQLError: Error, CustomStringConvertible {
     case nulInText
     /// A result column is missing, NULL or of another type than the code reading it expects.
     case unreadable(String)
+    /// The database cannot be reached now (stopped, restarting, refusing connections, or every
+    /// connection busy): the request may succeed later, so the API answers 503 with Retry-After.
+    case unavailable(String)
+    /// The disk under the database is full: nothing was written, and reads still work.
+    case storageFull(String)
     case failed(String)
 
     public var description: String {
@@ -159,6 +164,8 @@ public enum SQLError: Error, CustomStringConvertible {
         case .uniqueViolation(let message): "unique constraint: \(message)"
         case .nulInText: "a text value holds NUL (U+0000)"
         case .unreadable(let message): message
+        case .unavailable(let message): message
+        case .storageFull(let message): message
         case .failed(let message): message
         }
     }

@@ -79,6 +79,12 @@ public final class SQLiteDatabase: SQLDatabase {
             return try await body(connection)
         }
     }
+
+    /// Runs a PRAGMA (or other setting) on the writer connection, between transactions: tests
+    /// cap `max_page_count` to fill the disk without filling one.
+    func setWriter(_ sql: String) async throws {
+        try await writer.with { connection in try connection.run(sql) }
+    }
 }
 
 /// Connections lent one task at a time; a task waits (in order) when all are out.
@@ -220,6 +226,12 @@ final class SQLiteConnection: SQLSession, @unchecked Sendable {
         // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY (macros Swift does not import).
         if code == SQLITE_CONSTRAINT | (8 << 8) || code == SQLITE_CONSTRAINT | (6 << 8) {
             return .uniqueViolation(message)
+        }
+        // A full disk (or quota). SQLite may have rolled the transaction back already; the
+        // caller's ROLLBACK ends it either way, so the connection stays usable.
+        let system = sqlite3_system_errno(handle)
+        if code & 0xff == SQLITE_FULL || (code & 0xff == SQLITE_IOERR && (system == ENOSPC || system == EDQUOT)) {
+            return .storageFull("\(message) (SQLite \(code), errno \(system)) in: \(sql.prefix(120))")
         }
         return .failed("\(message) (SQLite \(code)) in: \(sql.prefix(120))")
     }

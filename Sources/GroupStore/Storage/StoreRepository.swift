@@ -32,6 +32,10 @@ public struct StoreRepository: Sendable {
             throw StoreError(.conflict, "conflict", "someone else changed this at the same moment: \(message)")
         } catch SQLError.nulInText {
             throw Self.nulInText
+        } catch SQLError.unavailable {
+            throw StoreError.databaseUnavailable
+        } catch SQLError.storageFull {
+            throw StoreError.storageFull
         }
     }
 
@@ -40,6 +44,11 @@ public struct StoreRepository: Sendable {
             return try await database.read(body)
         } catch SQLError.nulInText {
             throw Self.nulInText
+        } catch SQLError.unavailable {
+            throw StoreError.databaseUnavailable
+        } catch SQLError.storageFull {
+            // A read that needed disk (a temporary file for a sort): the same answer as a write.
+            throw StoreError.storageFull
         }
     }
 

@@ -18,7 +18,13 @@ struct PageRouter {
         let pages = self.pages
         router.on(method, path) { request, context in
             if method != .get, method != .head, let refused = pages.refusedOrigin(request) { return refused }
-            return try await handler(request, context)
+            do {
+                return try await handler(request, context)
+            } catch let error as StoreError
+                where error.status == .serviceUnavailable || error.status == .insufficientStorage
+            {
+                return Self.fault(error)
+            }
         }
     }
 
@@ -35,5 +41,13 @@ struct PageRouter {
             }
             return try await handler(request, context, account)
         }
+    }
+
+    /// A page when the database is down or its disk full: the same words as the API's, in HTML.
+    static func fault(_ error: StoreError) -> Response {
+        let title = error.status == .insufficientStorage ? "The store's disk is full" : "Try again in a moment"
+        var response = WebPages.page(title, "<p class=\"error\">\(html(error.message))</p>", status: error.status)
+        if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
     }
 }

@@ -14,9 +14,17 @@ extension WebPages {
     /// The account of the browser's session cookie, if it is valid.
     func signedIn(_ request: Request) async throws -> Account? {
         guard let token = Self.sessionCookie(request) else { return nil }
-        guard let credential = try? await services.accounts.authenticate(token: token), credential.scope == .session
-        else { return nil }
-        return credential.account
+        let credential: Credential
+        do {
+            credential = try await services.accounts.authenticate(token: token)
+        } catch let error as StoreError
+            where error.status == .serviceUnavailable || error.status == .insufficientStorage
+        {
+            throw error  // the database is down: say so, rather than ask a signed-in person to sign in
+        } catch {
+            return nil
+        }
+        return credential.scope == .session ? credential.account : nil
     }
 
     /// A form posted from another site is refused with a page that says so (SameSite=Strict
