@@ -71,7 +71,8 @@ extension StoreRepository {
                 account.passwordHash, account.id)
             // Each membership keeps the name key, for searching a group's members by name.
             try await db.query(
-                "UPDATE member SET name_key = ? WHERE account_id = ? AND name_key <> ?", TextRules.key(account.username),
+                "UPDATE member SET name_key = ? WHERE account_id = ? AND name_key <> ?",
+                TextRules.key(account.username),
                 account.id, TextRules.key(account.username))
         }
     }

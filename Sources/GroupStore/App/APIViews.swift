@@ -61,7 +61,8 @@ extension ProgressView: ResponseGenerator, ResponseEncodable {
             group: GroupView(progress.group, owner: progress.ownerName),
             members: progress.members.map(MemberView.init), formerMembersM: metres(progress.group.formerMM),
             baton: BatonView(progress.baton), legs: progress.legs.rows.map(LegView.init),
-            nextCursor: progress.top.next?.text, memberCount: progress.memberCount, me: progress.me.map(MemberView.init),
+            nextCursor: progress.top.next?.text, memberCount: progress.memberCount,
+            me: progress.me.map(MemberView.init),
             legsNextCursor: progress.legs.next?.text)
     }
 }

@@ -15,7 +15,8 @@ struct BatonRoutes {
             let account = try await services.caller(request, device: true).account
             let (baton, legs) = try await repository.baton(
                 try context.id("group", "group"), account: account.id, now: services.now())
-            return BatonState(baton: BatonView(baton), legs: legs.rows.map(LegView.init), legsNextCursor: legs.next?.text)
+            return BatonState(
+                baton: BatonView(baton), legs: legs.rows.map(LegView.init), legsNextCursor: legs.next?.text)
         }
         router.get("/v1/groups/:group/legs") { request, context in
             let account = try await services.caller(request, device: true).account

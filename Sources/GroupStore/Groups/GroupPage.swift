@@ -72,7 +72,9 @@ enum GroupPage {
             }
             if let q, !q.isEmpty {
                 guard q.count <= 64 else {
-                    throw StoreError(.unprocessableContent, "invalid_query", "a search is the start of a name: 64 characters at most")
+                    throw StoreError(
+                        .unprocessableContent, "invalid_query", "a search is the start of a name: 64 characters at most"
+                    )
                 }
                 self = .search(q: q, prefix: TextRules.key(q), after: try request.pageCursor(.name, parameter: "after"))
             } else if let cursor = try request.pageCursor(.distance, parameter: "after") {
@@ -151,7 +153,8 @@ enum GroupPage {
             next = progress.top.next.map { SitePath.group(group.id, after: $0.text).path }
         case .after:
             let rows = page?.rows ?? []
-            out += rows.isEmpty ? "<p>No more members.</p>" : header + rows.map { row($0, progress) }.joined() + "</table>"
+            out +=
+                rows.isEmpty ? "<p>No more members.</p>" : header + rows.map { row($0, progress) }.joined() + "</table>"
             next = page?.next.map { SitePath.group(group.id, after: $0.text).path }
         case .search(let q, _, _):
             let rows = page?.rows ?? []

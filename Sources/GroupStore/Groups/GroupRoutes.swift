@@ -28,7 +28,8 @@ struct GroupRoutes {
             }
             let start = try TextRules.plain(q, field: "search")
             guard start.count <= 64 else {
-                throw StoreError(.unprocessableContent, "invalid_query", "q is the start of a name: 64 characters at most")
+                throw StoreError(
+                    .unprocessableContent, "invalid_query", "q is the start of a name: 64 characters at most")
             }
             return .name(prefix: TextRules.key(start))
         }

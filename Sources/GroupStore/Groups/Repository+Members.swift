@@ -130,7 +130,8 @@ extension StoreRepository {
         let week = weekStart(now)
         switch order {
         case .distance:
-            return try await byDistance(db, team: team, after: cursor, limit: limit, week: week)
+            let pending = try await pendingMembers(db, team: team, week: week)
+            return try await byDistance(db, team: team, after: cursor, limit: limit, week: week, pending: pending)
         case .rotation:
             var after: (value: any SQLBindable, account: Int64)?
             if case .rotation(let turn, let account) = cursor { after = (turn, account) }
@@ -158,8 +159,8 @@ extension StoreRepository {
     /// Members by distance after `cursor`, exact: the stored order of the members without pending
     /// rows, merged with the members that have some at their exact distance. Taking `limit + 1 +
     /// pending` stored rows is enough, since at most `pending` of them are set aside.
-    private static func byDistance(
-        _ db: any SQLSession, team: Int64, after cursor: PageCursor?, limit: Int, week: Int64
+    static func byDistance(
+        _ db: any SQLSession, team: Int64, after cursor: PageCursor?, limit: Int, week: Int64, pending: [Member]
     ) async throws -> Page<Member> {
         var after: (mm: Int64, account: Int64)?
         var before: Int64 = 0
@@ -167,7 +168,6 @@ extension StoreRepository {
             after = (mm, account)
             before = rank
         }
-        let pending = try await pendingMembers(db, team: team, week: week)
         let moving = Set(pending.map(\.accountID))
         let stored = try await keyset(
             db, week: week, team: team, filter: ("", []), column: "member.distance_mm", descending: true,
@@ -186,34 +186,34 @@ extension StoreRepository {
             next: last.map { .distance(mm: $0.distanceMM, account: $0.accountID, rank: $0.rank ?? 0) })
     }
 
-    /// `account`'s row in group `team` with their exact place by distance: those ahead of them
-    /// by stored distance (two counts on `member_rank`), corrected for each member with pending
-    /// rows by where they stand now instead.
+    /// `account`'s row in group `team` with their exact place by distance (nil if they are not a
+    /// member), and how many members the group has, in one pass over the group's `member_rank`
+    /// entries: those ahead of them by stored distance, corrected for each member with pending
+    /// rows (`pending`) by where they stand now instead.
     static func place(
-        _ db: any SQLSession, team: Int64, account: Int64, now: WallInstant
-    ) async throws -> Member? {
-        let week = weekStart(now)
-        let pending = try await pendingMembers(db, team: team, week: week)
+        _ db: any SQLSession, team: Int64, account: Int64, week: Int64, pending: [Member]
+    ) async throws -> (member: Member?, count: Int64) {
         var found = pending.first { $0.accountID == account }
         if found == nil {
             found = try await memberRows(
                 db, week: week, "WHERE member.team_id = ? AND member.account_id = ?", [team, account]
             ).first
         }
-        guard var me = found else { return nil }
+        guard var me = found else { return (nil, try await memberCount(db, team: team)) }
         let key = (mm: me.distanceMM, account: me.accountID)
-        let ahead = try await db.one(
+        let counts = try await db.one(
             """
-            SELECT (SELECT count(*) FROM member WHERE team_id = ? AND distance_mm > ?)
-                + (SELECT count(*) FROM member WHERE team_id = ? AND distance_mm = ? AND account_id < ?) AS n
-            """, team, key.mm, team, key.mm, key.account)?.int("n") ?? 0
-        var rank = ahead + 1
+            SELECT count(*) AS members, CAST(coalesce(sum(CASE WHEN distance_mm > ? OR (distance_mm = ? AND account_id < ?)
+                THEN 1 ELSE 0 END), 0) AS BIGINT) AS ahead
+            FROM member WHERE team_id = ?
+            """, key.mm, key.mm, key.account, team)
+        var rank = try (counts?.int("ahead") ?? 0) + 1
         for member in pending {
             if Member.precedes(member.storedMM, member.accountID, key) { rank -= 1 }
             if Member.precedes(member.distanceMM, member.accountID, key) { rank += 1 }
         }
         me.rank = rank
-        return me
+        return (me, try counts?.int("members") ?? 0)
     }
 
     static func memberCount(_ db: any SQLSession, team: Int64) async throws -> Int64 {

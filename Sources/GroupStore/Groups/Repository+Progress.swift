@@ -40,12 +40,19 @@ extension StoreRepository {
             let owner = try await group.ownerID.asyncMap { owner in
                 try await db.one("SELECT username FROM account WHERE id = ?", owner)?.text("username")
             }
+            let week = weekStart(now)
+            let pending = try await Self.pendingMembers(db, team: id, week: week)
+            let top = try await Self.byDistance(db, team: id, after: nil, limit: limit, week: week, pending: pending)
+            let (me, count) =
+                if let account {
+                    try await Self.place(db, team: id, account: account, week: week, pending: pending)
+                } else {
+                    (nil as Member?, try await Self.memberCount(db, team: id))
+                }
             return Progress(
-                group: group, ownerName: owner ?? nil,
-                top: try await Self.members(db, team: id, order: .distance, after: nil, limit: limit, now: now),
-                me: try await account.asyncMap { try await Self.place(db, team: id, account: $0, now: now) } ?? nil,
-                memberCount: try await Self.memberCount(db, team: id),
-                baton: try await Self.baton(db, id, now: now), legs: try await Self.legs(db, id, after: nil, limit: legs))
+                group: group, ownerName: owner ?? nil, top: top, me: me, memberCount: count,
+                baton: try await Self.baton(db, id, now: now),
+                legs: try await Self.legs(db, id, after: nil, limit: legs))
         }
     }
 
@@ -63,7 +70,8 @@ extension StoreRepository {
 
     /// A page of group `id`'s legs, newest first, after `cursor`: on index `leg_team_taken`, those
     /// taken at the cursor's time with a smaller id, then those taken before.
-    static func legs(_ db: any SQLSession, _ id: Int64, after cursor: PageCursor?, limit: Int) async throws -> Page<Leg> {
+    static func legs(_ db: any SQLSession, _ id: Int64, after cursor: PageCursor?, limit: Int) async throws -> Page<Leg>
+    {
         var rows: [Leg]
         if case .leg(let taken, let leg) = cursor {
             rows = try await db.query(
