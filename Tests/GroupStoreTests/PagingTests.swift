@@ -186,6 +186,12 @@ struct PagingTests {
             let page = try await client.call(.get, "/groups/\(id)?after=m1.1.2", headers: [.cookie: cookie])
             #expect(page.status == .unprocessableContent && page.text.contains("href=\"/groups/\(id)\""))
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            // A control character in a search is refused in words, as a page and as JSON.
+            let control = try await client.call(.get, "/groups/\(id)?q=a%00b", headers: [.cookie: cookie])
+            #expect(control.status == .badRequest && control.text.contains("U+0000"))
+            #expect(control.headers[.contentType] == "text/html; charset=utf-8")
+            let json = try await client.call(.get, "\(members)?q=%E2%80%AEa", token: ada)
+            #expect(json.status == .badRequest && json.errorCode == "invalid_text", "\(json.text)")
         }
     }
 

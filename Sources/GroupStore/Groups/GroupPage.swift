@@ -34,7 +34,7 @@ extension WebPages {
                     progress.group.name, GroupPage.render(progress, listing, page, now: now), account: account)
             } catch let error as StoreError where error.status == .notFound {
                 return Self.page("Not found", "<p>\(html(error.message))</p>", status: .notFound, account: account)
-            } catch let error as StoreError where error.status == .unprocessableContent {
+            } catch let error as StoreError where [.unprocessableContent, .badRequest].contains(error.status) {
                 let message =
                     error.code == "invalid_cursor"
                     ? "This link to a page of members is not one this site made (or it was cut short)." : error.message
@@ -42,7 +42,7 @@ extension WebPages {
                 return Self.page(
                     "Not a page of this group",
                     "<p>\(html(message))</p><p><a href=\"\(back)\">Back to the group's page</a></p>",
-                    status: .unprocessableContent, account: account)
+                    status: error.status, account: account)
             }
         }
     }
