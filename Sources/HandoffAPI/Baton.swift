@@ -72,14 +72,53 @@ public struct LegView: Codable, Sendable, Hashable {
     }
 }
 
-/// `GET /v1/groups/{group}/baton`: the baton and its recent legs.
+/// `GET /v1/groups/{group}/baton`: the baton and its recent legs, and where
+/// `GET /v1/groups/{group}/legs` goes on (null when there are no more; absent from a store older
+/// than the pages).
 public struct BatonState: Codable, Sendable, Hashable {
     public var baton: BatonView
     public var legs: [LegView]
+    public var legsNextCursor: String?
 
-    public init(baton: BatonView, legs: [LegView]) {
+    public init(baton: BatonView, legs: [LegView], legsNextCursor: String? = nil) {
         self.baton = baton
         self.legs = legs
+        self.legsNextCursor = legsNextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case baton, legs
+        case legsNextCursor = "legs_next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(baton, forKey: .baton)
+        try c.encode(legs, forKey: .legs)
+        try c.encode(legsNextCursor, forKey: .legsNextCursor)
+    }
+}
+
+/// `GET /v1/groups/{group}/legs`: a page of the group's legs, newest first.
+public struct LegPage: Codable, Sendable, Hashable {
+    public var legs: [LegView]
+    /// The next page's `cursor`, or null on the last page.
+    public var nextCursor: String?
+
+    public init(legs: [LegView], nextCursor: String?) {
+        self.legs = legs
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case legs
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(legs, forKey: .legs)
+        try c.encode(nextCursor, forKey: .nextCursor)
     }
 }
 

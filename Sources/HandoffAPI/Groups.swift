@@ -65,18 +65,25 @@ public struct MemberView: Codable, Sendable, Hashable {
     public var joinedAt: String
     /// The member's place in the baton's rotation.
     public var turn: Int64
+    /// The member's place by distance, from 1 (equal distances by who joined the store first);
+    /// absent where the list does not say (rotation order, a search by name).
+    public var rank: Int64?
 
-    public init(username: String, distanceM: Double, runs: Int64, weekM: Double, joinedAt: String, turn: Int64) {
+    public init(
+        username: String, distanceM: Double, runs: Int64, weekM: Double, joinedAt: String, turn: Int64,
+        rank: Int64? = nil
+    ) {
         self.username = username
         self.distanceM = distanceM
         self.runs = runs
         self.weekM = weekM
         self.joinedAt = joinedAt
         self.turn = turn
+        self.rank = rank
     }
 
     enum CodingKeys: String, CodingKey {
-        case username, runs, turn
+        case username, runs, turn, rank
         case distanceM = "distance_m"
         case weekM = "week_m"
         case joinedAt = "joined_at"
@@ -90,33 +97,112 @@ public struct GroupList: Codable, Sendable, Hashable {
     public init(groups: [GroupView]) { self.groups = groups }
 }
 
-/// `PUT /v1/groups/{group}/rotation`'s reply: the members in their new order.
+/// `PUT /v1/groups/{group}/rotation`'s reply: the first members in their new order, and where
+/// `GET /v1/groups/{group}/members?order=rotation` goes on (null on the last page; absent from a
+/// store older than the pages).
 public struct MemberList: Codable, Sendable, Hashable {
     public var members: [MemberView]
+    public var nextCursor: String?
 
-    public init(members: [MemberView]) { self.members = members }
+    public init(members: [MemberView], nextCursor: String? = nil) {
+        self.members = members
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case members
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(members, forKey: .members)
+        try c.encode(nextCursor, forKey: .nextCursor)
+    }
 }
 
-/// `GET /v1/groups/{group}/progress`: the group, its members, the baton and recent legs.
+/// `GET /v1/groups/{group}/members`: a page of the group's members.
+public struct MemberPage: Codable, Sendable, Hashable {
+    public var members: [MemberView]
+    /// The next page's `cursor`, or null on the last page.
+    public var nextCursor: String?
+    /// How many members the group has.
+    public var memberCount: Int64
+
+    public init(members: [MemberView], nextCursor: String?, memberCount: Int64) {
+        self.members = members
+        self.nextCursor = nextCursor
+        self.memberCount = memberCount
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case members
+        case nextCursor = "next_cursor"
+        case memberCount = "member_count"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(members, forKey: .members)
+        try c.encode(nextCursor, forKey: .nextCursor)
+        try c.encode(memberCount, forKey: .memberCount)
+    }
+}
+
+/// `GET /v1/groups/{group}/progress`: the group, its first members by distance, the viewer's
+/// place, the baton and recent legs. The fields after `legs` are absent from a store older than
+/// the pages, so they are optional here; this store always writes them.
 public struct ProgressView: Codable, Sendable, Hashable {
     public var group: GroupView
+    /// The first page of members by distance, each with their `rank`.
     public var members: [MemberView]
     /// Distance that counted for runners who have left the group since.
     public var formerMembersM: Double
     public var baton: BatonView
     public var legs: [LegView]
+    /// `GET /v1/groups/{group}/members`'s `cursor` for the members after `members`; null when
+    /// `members` is all of them.
+    public var nextCursor: String?
+    public var memberCount: Int64?
+    /// The viewer's own row, with their `rank`.
+    public var me: MemberView?
+    /// `GET /v1/groups/{group}/legs`'s `cursor` for the legs after `legs`; null when there are none.
+    public var legsNextCursor: String?
 
-    public init(group: GroupView, members: [MemberView], formerMembersM: Double, baton: BatonView, legs: [LegView]) {
+    public init(
+        group: GroupView, members: [MemberView], formerMembersM: Double, baton: BatonView, legs: [LegView],
+        nextCursor: String? = nil, memberCount: Int64? = nil, me: MemberView? = nil, legsNextCursor: String? = nil
+    ) {
         self.group = group
         self.members = members
         self.formerMembersM = formerMembersM
         self.baton = baton
         self.legs = legs
+        self.nextCursor = nextCursor
+        self.memberCount = memberCount
+        self.me = me
+        self.legsNextCursor = legsNextCursor
     }
 
     enum CodingKeys: String, CodingKey {
-        case group, members, baton, legs
+        case group, members, baton, legs, me
         case formerMembersM = "former_members_m"
+        case nextCursor = "next_cursor"
+        case memberCount = "member_count"
+        case legsNextCursor = "legs_next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(group, forKey: .group)
+        try c.encode(members, forKey: .members)
+        try c.encode(formerMembersM, forKey: .formerMembersM)
+        try c.encode(baton, forKey: .baton)
+        try c.encode(legs, forKey: .legs)
+        try c.encode(nextCursor, forKey: .nextCursor)
+        try c.encodeIfPresent(memberCount, forKey: .memberCount)
+        try c.encodeIfPresent(me, forKey: .me)
+        try c.encode(legsNextCursor, forKey: .legsNextCursor)
     }
 }
 

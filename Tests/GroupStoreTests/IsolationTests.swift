@@ -27,7 +27,8 @@ struct IsolationTests {
     }
 
     enum Route: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case getGroup, patchGroup, deleteGroup, progress, removeMember, leave, rotation, baton, takeBaton,
+        case getGroup, patchGroup, deleteGroup, progress, members, searchMembers, legs, removeMember, leave, rotation,
+            baton, takeBaton,
             renewBaton, passBaton, releaseBaton, getRun, getRunFile, deleteRun, putRunOverOthers, revokeDevice,
             groupPage, listGroups, listRuns, listDevices, weeks, me, patchMe, deleteMe, signOut, signIn, signUp,
             joinWithoutInvite, createGroup, approveDevice, devicePage, deviceToken, homePage, unlinkPage
@@ -41,6 +42,9 @@ struct IsolationTests {
             case .patchGroup: return (.patch, b, ["name": "taken over"], [.notFound])
             case .deleteGroup: return (.delete, b, nil, [.notFound])
             case .progress: return (.get, b + "/progress", nil, [.notFound])
+            case .members: return (.get, b + "/members?order=rotation&limit=200", nil, [.notFound])
+            case .searchMembers: return (.get, b + "/members?q=d", nil, [.notFound])
+            case .legs: return (.get, b + "/legs?cursor=l1.1.1", nil, [.notFound])
             case .removeMember: return (.delete, b + "/members/dee", nil, [.notFound])
             case .leave: return (.delete, b + "/members/me", nil, [.notFound])
             case .rotation: return (.put, b + "/rotation", ["members": ["dee", "cyd"]], [.notFound])

@@ -21,7 +21,7 @@ struct OpenAPITypesTests {
         inviteCode: "abcdefghjk", leaseHours: 6, autoPass: true, totalM: 5_000, percent: 5,
         createdAt: "2026-11-01T00:00:00Z")
     static let member = MemberView(
-        username: "ada", distanceM: 5_000, runs: 1, weekM: 5_000, joinedAt: "2026-11-01T00:00:00Z", turn: 1)
+        username: "ada", distanceM: 5_000, runs: 1, weekM: 5_000, joinedAt: "2026-11-01T00:00:00Z", turn: 1, rank: 1)
     static let baton = BatonView(holder: "ada", since: "2026-11-01T00:00:00Z", expiresAt: "2026-11-01T06:00:00Z")
     static let leg = LegView(
         id: 1, runner: "ada", takenAt: "2026-11-01T00:00:00Z", endedAt: "2026-11-01T01:00:00Z", ended: "passed",
@@ -67,12 +67,16 @@ struct OpenAPITypesTests {
             autoPass: true),
         "GroupJoin": GroupJoin(inviteCode: "abcdefghjk"),
         "Member": member,
-        "MemberList": MemberList(members: [member]),
+        "MemberList": MemberList(members: [member], nextCursor: "r1.0.1"),
+        "MemberPage": MemberPage(members: [member], nextCursor: "m1.5000000.1.1", memberCount: 2),
         "Rotation": Rotation(members: ["ada"]),
         "Baton": baton,
         "Leg": leg,
-        "BatonState": BatonState(baton: baton, legs: [leg]),
-        "Progress": ProgressView(group: group, members: [member], formerMembersM: 0, baton: baton, legs: [leg]),
+        "BatonState": BatonState(baton: baton, legs: [leg], legsNextCursor: "l1.1793491200000000000.1"),
+        "LegPage": LegPage(legs: [leg], nextCursor: "l1.1793491200000000000.1"),
+        "Progress": ProgressView(
+            group: group, members: [member], formerMembersM: 0, baton: baton, legs: [leg], nextCursor: "m1.5000000.1.1",
+            memberCount: 2, me: member, legsNextCursor: "l1.1793491200000000000.1"),
         "BatonPass": BatonPass(to: "bob"),
         "Run": run,
         "RunList": RunList(runs: [run], nextCursor: "c"),

@@ -69,6 +69,11 @@ extension StoreRepository {
                 WHERE id = ?
                 """, account.email, TextRules.key(account.email), account.username, TextRules.key(account.username),
                 account.passwordHash, account.id)
+            // Each membership keeps the name key, for searching a group's members by name.
+            try await db.query(
+                "UPDATE member SET name_key = ? WHERE account_id = ? AND name_key <> ?",
+                TextRules.key(account.username),
+                account.id, TextRules.key(account.username))
         }
     }
 

@@ -51,18 +51,30 @@ extension MemberView {
     init(_ member: Member) {
         self.init(
             username: member.username, distanceM: metres(member.distanceMM), runs: member.runs,
-            weekM: metres(member.weekMM), joinedAt: iso(member.joined), turn: member.turn)
+            weekM: metres(member.weekMM), joinedAt: iso(member.joined), turn: member.turn, rank: member.rank)
     }
 }
 
 extension ProgressView: ResponseGenerator, ResponseEncodable {
     init(_ progress: Progress) {
         self.init(
-            group: GroupView(
-                progress.group, owner: progress.members.first { $0.accountID == progress.group.ownerID }?.username),
+            group: GroupView(progress.group, owner: progress.ownerName),
             members: progress.members.map(MemberView.init), formerMembersM: metres(progress.group.formerMM),
-            baton: BatonView(progress.baton), legs: progress.legs.map(LegView.init))
+            baton: BatonView(progress.baton), legs: progress.legs.rows.map(LegView.init),
+            nextCursor: progress.top.next?.text, memberCount: progress.memberCount,
+            me: progress.me.map(MemberView.init),
+            legsNextCursor: progress.legs.next?.text)
     }
+}
+
+extension MemberPage: ResponseGenerator, ResponseEncodable {
+    init(_ page: Page<Member>, count: Int64) {
+        self.init(members: page.rows.map(MemberView.init), nextCursor: page.next?.text, memberCount: count)
+    }
+}
+
+extension LegPage: ResponseGenerator, ResponseEncodable {
+    init(_ page: Page<Leg>) { self.init(legs: page.rows.map(LegView.init), nextCursor: page.next?.text) }
 }
 
 extension GroupList: ResponseGenerator, ResponseEncodable {}

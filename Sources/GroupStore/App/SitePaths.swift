@@ -13,10 +13,13 @@ enum SitePath: Equatable {
     /// The page where a person enters a pack's code, filled in when the pack's link carried one.
     case device(code: String? = nil)
     case unlinkDevice(Int64)
-    case group(Int64)
+    /// A group's page: its top members, or those found by `q` (a name's start), or the page of
+    /// members after the cursor `after`.
+    case group(Int64, q: String? = nil, after: String? = nil)
 
-    /// The path with its query, percent-encoded: ready for an `href`, a form's `action` or a
-    /// `Location` as it is (it holds no `"`, `<`, `>`, `&` nor `'`).
+    /// The path with its query, percent-encoded: ready for a form's `action` or a `Location` as
+    /// it is (it holds no `"`, `<`, `>` nor `'`). Only a query of two parameters holds `&`, so an
+    /// `href` puts the path through `html()`.
     var path: String {
         switch self {
         case .home: "/"
@@ -24,13 +27,19 @@ enum SitePath: Equatable {
         case .logout: "/logout"
         case .device(let code): "/device" + Self.query("code", code)
         case .unlinkDevice(let id): "/devices/\(id)/unlink"
-        case .group(let id): "/groups/\(id)"
+        case .group(let id, let q, let after):
+            "/groups/\(id)" + Self.query([("q", q), ("after", after)])
         }
     }
 
-    private static func query(_ name: String, _ value: String?) -> String {
-        guard let value, !value.isEmpty else { return "" }
-        return "?\(name)=" + percentEncode(value)
+    private static func query(_ name: String, _ value: String?) -> String { query([(name, value)]) }
+
+    /// "?name=value&…" of the parameters that have a value; "" when none has.
+    private static func query(_ parameters: [(name: String, value: String?)]) -> String {
+        let given = parameters.compactMap { name, value in
+            value.flatMap { $0.isEmpty ? nil : "\(name)=" + percentEncode($0) }
+        }
+        return given.isEmpty ? "" : "?" + given.joined(separator: "&")
     }
 
     /// Everything but letters, digits, `-._~` and `/` percent-encoded: a query value that

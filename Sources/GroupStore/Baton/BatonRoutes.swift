@@ -15,7 +15,16 @@ struct BatonRoutes {
             let account = try await services.caller(request, device: true).account
             let (baton, legs) = try await repository.baton(
                 try context.id("group", "group"), account: account.id, now: services.now())
-            return BatonState(baton: BatonView(baton), legs: legs.map(LegView.init))
+            return BatonState(
+                baton: BatonView(baton), legs: legs.rows.map(LegView.init), legsNextCursor: legs.next?.text)
+        }
+        router.get("/v1/groups/:group/legs") { request, context in
+            let account = try await services.caller(request, device: true).account
+            let id = try context.id("group", "group")
+            let limit = try request.pageLimit(
+                standard: StoreRepository.legLimits.standard, most: StoreRepository.legLimits.most)
+            let cursor = try request.pageCursor(.leg)
+            return LegPage(try await repository.legs(id, account: account.id, after: cursor, limit: limit))
         }
         router.post("/v1/groups/:group/baton/take") { request, context in
             let account = try await services.caller(request, device: true).account

@@ -142,30 +142,29 @@ extension StoreRepository {
             let group = try await Self.memberGroup(db, id, account)
             try await Self.closeExpired(db, id, now: now)
             try await Self.requireHolder(db, id, account, now: now)
-            let members = try await Self.members(db, id, now: nil)
-            let target: Member
+            let target: Int64
             if let username {
-                guard let named = members.first(where: { TextRules.key($0.username) == TextRules.key(username) }) else {
+                guard let named = try await Self.member(db, team: id, named: username) else {
                     throw StoreError(
                         .unprocessableContent, "not_a_member",
                         "\(username) is not in this group: pass to a member, or leave `to` out for the next in the rotation"
                     )
                 }
-                guard named.accountID != account else {
+                guard named != account else {
                     throw StoreError(.unprocessableContent, "pass_to_self", "you hold the baton already")
                 }
                 target = named
             } else {
-                guard members.count > 1, let mine = members.firstIndex(where: { $0.accountID == account }) else {
+                guard let next = try await Self.nextInRotation(db, team: id, after: account) else {
                     throw StoreError(
                         .unprocessableContent, "nobody_to_pass_to",
                         "you are the group's only member: invite someone with the group's invite code first")
                 }
-                target = members[(mine + 1) % members.count]
+                target = next
             }
             try await Self.endLeg(
-                db, team: id, holder: account, at: now.nanosecondsSinceEpoch, how: "passed", to: target.accountID)
-            _ = try await Self.hand(db, group, to: target.accountID, now: now)
+                db, team: id, holder: account, at: now.nanosecondsSinceEpoch, how: "passed", to: target)
+            _ = try await Self.hand(db, group, to: target, now: now)
             return try await Self.baton(db, id, now: now)
         }
     }
@@ -180,10 +179,13 @@ extension StoreRepository {
         }
     }
 
-    func baton(_ id: Int64, account: Int64, now: WallInstant) async throws -> (Baton, [Leg]) {
+    func baton(_ id: Int64, account: Int64, now: WallInstant) async throws -> (Baton, Page<Leg>) {
         try await read { db in
             _ = try await Self.memberGroup(db, id, account)
-            return (try await Self.baton(db, id, now: now), try await Self.legs(db, id, limit: 20))
+            return (
+                try await Self.baton(db, id, now: now),
+                try await Self.legs(db, id, after: nil, limit: Self.legLimits.standard)
+            )
         }
     }
 }

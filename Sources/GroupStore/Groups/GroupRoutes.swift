@@ -16,6 +16,32 @@ struct GroupRoutes {
         return name
     }
 
+    /// The order `GET /v1/groups/{group}/members` lists in: `order` (distance unless asked), or
+    /// by name with `q`, a name's start.
+    static func memberOrder(_ request: Request) throws(StoreError) -> MemberOrder {
+        let order = request.query("order")
+        if let q = request.query("q") {
+            guard order == nil || order == "name" else {
+                throw StoreError(
+                    .unprocessableContent, "invalid_order",
+                    "q finds members by the start of their name, in name order: leave order out, or set it to name")
+            }
+            let start = try TextRules.plain(q, field: "search")
+            guard start.count <= 64 else {
+                throw StoreError(
+                    .unprocessableContent, "invalid_query", "q is the start of a name: 64 characters at most")
+            }
+            return .name(prefix: TextRules.key(start))
+        }
+        switch order {
+        case nil, "distance": return .distance
+        case "rotation": return .rotation
+        case "name": return .name(prefix: "")
+        default:
+            throw StoreError(.unprocessableContent, "invalid_order", "order is distance, rotation or name")
+        }
+    }
+
     func view(_ group: Group) async throws -> GroupView {
         let owner = try await group.ownerID.asyncMap { try await services.repository.account(id: $0)?.username }
         return GroupView(group, owner: owner ?? nil)
@@ -89,6 +115,17 @@ struct GroupRoutes {
                 try await repository.progress(
                     try context.id("group", "group"), account: account.id, now: services.now()))
         }
+        router.get("/v1/groups/:group/members") { request, context in
+            let account = try await services.caller(request, device: true).account
+            let id = try context.id("group", "group")
+            let limits = StoreRepository.memberLimits
+            let limit = try request.pageLimit(standard: limits.standard, most: limits.most)
+            let order = try Self.memberOrder(request)
+            let cursor = try request.pageCursor(order.cursorKind)
+            let (page, count) = try await repository.members(
+                id, account: account.id, order: order, after: cursor, limit: limit, now: services.now())
+            return MemberPage(page, count: count)
+        }
         router.delete("/v1/groups/:group/members/:username") { request, context in
             let account = try await services.caller(request).account
             let id = try context.id("group", "group")
@@ -109,9 +146,10 @@ struct GroupRoutes {
         router.put("/v1/groups/:group/rotation") { request, context in
             let account = try await services.caller(request).account
             let body = try await request.json(Rotation.self, context)
-            let members = try await repository.setRotation(
-                try context.id("group", "group"), owner: account.id, usernames: body.members, now: services.now())
-            return MemberList(members: members.map(MemberView.init))
+            let page = try await repository.setRotation(
+                try context.id("group", "group"), owner: account.id, usernames: body.members,
+                limit: StoreRepository.memberLimits.most, now: services.now())
+            return MemberList(members: page.rows.map(MemberView.init), nextCursor: page.next?.text)
         }
     }
 }

@@ -32,17 +32,6 @@ public struct Group: Sendable {
     }
 }
 
-public struct Member: Sendable {
-    public let accountID: Int64
-    public let username: String
-    public let joined: WallInstant
-    public let turn: Int64
-    public let distanceMM: Int64
-    public let runs: Int64
-    /// Distance of runs started since Monday 00:00 UTC.
-    public let weekMM: Int64
-}
-
 public struct Baton: Sendable {
     public let holderID: Int64?
     public let holderName: String?
@@ -75,14 +64,6 @@ public struct Leg: Sendable {
         distanceMM = try row.int("distance_now_mm")
         runs = try row.int("runs_now")
     }
-}
-
-/// What the group page and `GET /v1/groups/{id}/progress` show.
-public struct Progress: Sendable {
-    public let group: Group
-    public let members: [Member]
-    public let baton: Baton
-    public let legs: [Leg]
 }
 
 /// The start of the week holding `instant`: Monday 00:00 UTC.
@@ -135,7 +116,10 @@ extension StoreRepository {
                 t)!
             let group = try await Self.group(db, try row.int("id"))!
             try await db.query(
-                "INSERT INTO member (team_id, account_id, joined_ns, turn) VALUES (?, ?, ?, 0)", group.id, owner, t)
+                """
+                INSERT INTO member (team_id, account_id, joined_ns, turn, name_key)
+                SELECT ?, id, ?, 0, username_key FROM account WHERE id = ?
+                """, group.id, t, owner)
             try await db.query("INSERT INTO baton (team_id) VALUES (?)", group.id)
             return group
         }
@@ -193,10 +177,11 @@ extension StoreRepository {
             let group = try Group(row)
             try await db.query(
                 """
-                INSERT INTO member (team_id, account_id, joined_ns, turn)
-                VALUES (?, ?, ?, (SELECT coalesce(max(turn), -1) + 1 FROM member WHERE team_id = ?))
+                INSERT INTO member (team_id, account_id, joined_ns, turn, name_key)
+                SELECT ?, id, ?, (SELECT coalesce(max(turn), -1) + 1 FROM member WHERE team_id = ?), username_key
+                FROM account WHERE id = ?
                 ON CONFLICT (team_id, account_id) DO NOTHING
-                """, group.id, account, now.nanosecondsSinceEpoch, group.id)
+                """, group.id, now.nanosecondsSinceEpoch, group.id, account)
             return group
         }
     }
@@ -246,8 +231,10 @@ extension StoreRepository {
         }
     }
 
-    /// Sets the baton's rotation: every member exactly once.
-    func setRotation(_ id: Int64, owner: Int64, usernames: [String], now: WallInstant) async throws -> [Member] {
+    /// Sets the baton's rotation: every member exactly once. Returns its first `limit` members.
+    func setRotation(
+        _ id: Int64, owner: Int64, usernames: [String], limit: Int, now: WallInstant
+    ) async throws -> Page<Member> {
         try await write { db in
             try await Self.holdRollUps(db)
             _ = try await Self.ownedGroup(db, id, owner)
@@ -274,84 +261,7 @@ extension StoreRepository {
                 try await db.query(
                     "UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", turn, id, byName[key]!)
             }
-            return try await Self.members(db, id, now: now)
+            return try await Self.members(db, team: id, order: .rotation, after: nil, limit: limit, now: now)
         }
-    }
-
-    // MARK: Progress
-
-    static func members(_ db: any SQLSession, _ id: Int64, now: WallInstant?) async throws -> [Member] {
-        let week = now.map(weekStart) ?? Int64.max
-        return try await db.query(
-            """
-            SELECT member.*, account.username,
-                member.distance_mm + coalesce(p.mm, 0) AS distance_now_mm, member.runs + coalesce(p.n, 0) AS runs_now,
-                coalesce((SELECT sum(run_team.distance_mm) FROM run_team JOIN run ON run.id = run_team.run_id
-                    WHERE run_team.team_id = member.team_id AND run.account_id = member.account_id
-                    AND run.started_ns >= ?), 0) AS week_mm
-            FROM member JOIN account ON account.id = member.account_id
-            LEFT JOIN (SELECT account_id, CAST(sum(distance_mm) AS BIGINT) AS mm, CAST(sum(runs) AS BIGINT) AS n
-                FROM tally WHERE team_id = ? GROUP BY account_id) AS p ON p.account_id = member.account_id
-            WHERE member.team_id = ? ORDER BY member.turn, member.account_id
-            """, week, id, id
-        ).map {
-            Member(
-                accountID: try $0.int("account_id"), username: try $0.text("username"),
-                joined: WallInstant(nanosecondsSinceEpoch: try $0.int("joined_ns")), turn: try $0.int("turn"),
-                distanceMM: try $0.int("distance_now_mm"), runs: try $0.int("runs_now"),
-                weekMM: try $0.int("week_mm"))
-        }
-    }
-
-    func progress(_ id: Int64, account: Int64?, legs limit: Int = 20, now: WallInstant) async throws -> Progress {
-        try await read { db in
-            let group: Group
-            if let account {
-                group = try await Self.memberGroup(db, id, account)
-            } else {
-                guard let found = try await Self.group(db, id) else { throw StoreError.notFound("group", id) }
-                group = found
-            }
-            return Progress(
-                group: group, members: try await Self.members(db, id, now: now),
-                baton: try await Self.baton(db, id, now: now), legs: try await Self.legs(db, id, limit: limit))
-        }
-    }
-
-    static func legs(_ db: any SQLSession, _ id: Int64, limit: Int) async throws -> [Leg] {
-        try await db.query(
-            """
-            SELECT leg.*, a.username, b.username AS passed_to_name,
-                leg.distance_mm + coalesce(p.mm, 0) AS distance_now_mm, leg.runs + coalesce(p.n, 0) AS runs_now
-            FROM leg
-            LEFT JOIN account a ON a.id = leg.account_id
-            LEFT JOIN account b ON b.id = leg.passed_to
-            LEFT JOIN (SELECT leg_id, CAST(sum(distance_mm) AS BIGINT) AS mm, CAST(sum(runs) AS BIGINT) AS n
-                FROM tally WHERE team_id = ? AND leg_id IS NOT NULL GROUP BY leg_id) AS p ON p.leg_id = leg.id
-            WHERE leg.team_id = ? ORDER BY leg.taken_ns DESC, leg.id DESC LIMIT ?
-            """, id, id, limit
-        ).map(Leg.init)
-    }
-
-    /// A member's distance per week (Monday 00:00 UTC), newest first, over every run they
-    /// uploaded.
-    func weeklyDistance(
-        account: Int64, weeks: Int, now: WallInstant
-    ) async throws -> [(week: Int64, mm: Int64, runs: Int64)] {
-        let day = 86_400 * nanosecondsPerSecond
-        let first = weekStart(now) - Int64(weeks - 1) * 7 * day
-        let rows = try await read { db in
-            try await db.query(
-                "SELECT started_ns, distance_mm FROM run WHERE account_id = ? AND started_ns >= ?", account, first)
-        }
-        var buckets = (0..<weeks).map { (week: weekStart(now) - Int64($0) * 7 * day, mm: Int64(0), runs: Int64(0)) }
-        for row in rows {
-            let index = Int(
-                (weekStart(now) - weekStart(WallInstant(nanosecondsSinceEpoch: try row.int("started_ns")))) / (7 * day))
-            guard buckets.indices.contains(index) else { continue }
-            buckets[index].mm += try row.int("distance_mm")
-            buckets[index].runs += 1
-        }
-        return buckets
     }
 }

@@ -109,13 +109,10 @@ extension StoreRepository {
                 AND baton.expires_ns > ?
                 """, team, leg, holder, now.nanosecondsSinceEpoch) != nil
         else { return }
-        let members = try await Self.members(db, team, now: nil)
-        guard members.count > 1, let mine = members.firstIndex(where: { $0.accountID == holder }) else { return }
-        let next = members[(mine + 1) % members.count]
-        try await endLeg(
-            db, team: team, holder: holder, at: now.nanosecondsSinceEpoch, how: "passed", to: next.accountID)
+        guard let next = try await nextInRotation(db, team: team, after: holder) else { return }
+        try await endLeg(db, team: team, holder: holder, at: now.nanosecondsSinceEpoch, how: "passed", to: next)
         let group = try await Self.group(db, team)!
-        _ = try await hand(db, group, to: next.accountID, now: now)
+        _ = try await hand(db, group, to: next, now: now)
     }
 
     /// An offline claim on the baton, settled as the run arrives. The claim is accepted when

@@ -200,6 +200,29 @@ enum Schema {
                 CREATE INDEX tally_team ON tally (team_id, account_id);
                 CREATE INDEX tally_batch ON tally (batch)
                 """),
+        // A group's pages list its members a page at a time (Groups/Repository+Members.swift):
+        // by distance, by turn, or by name start, each on an index. The name key is the account's
+        // (`TextRules.key`), kept in each membership so a search stays within the group; on
+        // PostgreSQL it compares bytes (COLLATE "C"), as SQLite's BINARY does, so a prefix is one
+        // range of the index whatever the server's locale. Legs page on (taken, id).
+        Migration(
+            version: 7, name: "members by distance, turn and name; legs by time and id",
+            steps: [
+                .both(
+                    """
+                    ALTER TABLE member ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
+                    UPDATE member SET name_key = (SELECT username_key FROM account WHERE account.id = member.account_id)
+                    """),
+                .postgres(#"ALTER TABLE member ALTER COLUMN name_key TYPE TEXT COLLATE "C""#),
+                .both(
+                    """
+                    CREATE INDEX member_rank ON member (team_id, distance_mm DESC, account_id);
+                    CREATE INDEX member_turn ON member (team_id, turn, account_id);
+                    CREATE INDEX member_name ON member (team_id, name_key, account_id);
+                    CREATE INDEX leg_team_taken ON leg (team_id, taken_ns, id);
+                    DROP INDEX leg_team
+                    """),
+            ]),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.

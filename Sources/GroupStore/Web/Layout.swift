@@ -47,7 +47,7 @@ extension WebPages {
         .bar div{background:#2a7;height:100%}table{border-collapse:collapse;width:100%}
         th,td{text-align:left;padding:.3em .5em;border-bottom:1px solid #ddd}td.n,th.n{text-align:right}
         .baton{font-size:1.1em;padding:.6em;background:#fff;border:1px solid #ddd;border-radius:4px}
-        td form{margin:0}
+        td form{margin:0}tr.me td{font-weight:bold;background:#eef4fb}#search{margin:.5em 0}#search label{display:inline}
         """
 }
 
