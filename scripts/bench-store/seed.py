@@ -74,13 +74,14 @@ for l in range(200):
     legs.append((l + 1, 1, rng.randint(1, members + 1), taken, taken + week // 10, "passed", rng.randint(1, members + 1)))
 total = sum(distance.values())
 for aid in range(2, members + 2):
-    member_rows.append((1, aid, now - 30 * week, aid - 1, distance[aid], count[aid]))
+    # name_key: the member's searchable name (Schema v7), the account's username_key.
+    member_rows.append((1, aid, now - 30 * week, aid - 1, distance[aid], count[aid], f"runner{aid - 2}"))
 
 if engine == "sqlite":
     db = sqlite3.connect(target)
     db.execute("PRAGMA foreign_keys = ON")
     db.executemany("INSERT INTO account (id, email, username, username_key, password_hash, created_ns, email_key) VALUES (?,?,?,?,?,?,?)", accounts)
-    db.executemany("INSERT INTO member (team_id, account_id, joined_ns, turn, distance_mm, runs) VALUES (?,?,?,?,?,?)", member_rows)
+    db.executemany("INSERT INTO member (team_id, account_id, joined_ns, turn, distance_mm, runs, name_key) VALUES (?,?,?,?,?,?,?)", member_rows)
     db.executemany("INSERT INTO run (id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", run_rows)
     db.executemany("INSERT INTO run_file (run_id, file) VALUES (?,?)", ((r, file_of(r)) for r in range(1, runs + 1)))
     db.executemany("INSERT INTO run_team (run_id, team_id, distance_mm) VALUES (?,?,?)", run_team)
@@ -88,6 +89,7 @@ if engine == "sqlite":
     db.execute("UPDATE member SET distance_mm = ?, runs = ? WHERE team_id = 1 AND account_id = 1", (distance[1], count[1]))
     db.execute("UPDATE team SET total_mm = ? WHERE id = 1", (total,))
     db.commit()
+    db.execute("ANALYZE")  # as PostgreSQL's below: the planner's statistics of a club in use
 else:
     def copy(table, columns, lines):
         """COPY … FROM STDIN, the rows streamed to psql rather than built in memory (files add
@@ -106,7 +108,7 @@ else:
     # bytea in COPY's text format: \x and hex digits, the backslash doubled.
     hex_of = {real: "\\\\x" + real.hex(), tiny: "\\\\x" + tiny.hex()}
     copy("account", "id, email, username, username_key, password_hash, created_ns, email_key", rows(accounts))
-    copy("member", "team_id, account_id, joined_ns, turn, distance_mm, runs", rows(member_rows))
+    copy("member", "team_id, account_id, joined_ns, turn, distance_mm, runs, name_key", rows(member_rows))
     copy("run", "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns",
          rows(run_rows))
     copy("run_file", "run_id, file", (f"{r}\t{hex_of[file_of(r)]}\n" for r in range(1, runs + 1)))
