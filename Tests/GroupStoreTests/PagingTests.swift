@@ -148,7 +148,8 @@ struct PagingTests {
             let junk = [
                 "", "x", "m1", "m1.1.2", "m1.1.2.3.4", "m1.01.2.3", "m1.+1.2.3", "m1.1.0.1", "m1.1.2.0", "m1..2.3",
                 "m2.1.2.3", "M1.1.2.3", "m1.1.2.3%20", "m1.%D9%A1.2.3", "n1.zz.1", "n1.ff.1", "n1.6.1", "n1.6A.1",
-                "r1.1", "l1.1.-2", "m1.99999999999999999999.2.3", String(repeating: "1", count: 500),
+                "r1.1", "l1.1.-2", "m1.99999999999999999999.2.3", "m1.0.1.9223372036854775807",
+                String(repeating: "1", count: 500),
             ]
             for cursor in junk {
                 let reply = try await client.call(.get, "\(members)?cursor=\(cursor)", token: ada)

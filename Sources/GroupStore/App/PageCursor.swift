@@ -82,7 +82,11 @@ enum PageCursor: Equatable, Sendable {
         let numbers = parts.dropFirst().map(integer)
         switch (tag, parts.count) {
         case (.distance, 4):
-            guard let mm = numbers[0], let account = numbers[1], let rank = numbers[2], account > 0, rank > 0 else {
+            // A place past any group's size is not one this store gave (and the ranks counted on
+            // from it must not overflow).
+            guard let mm = numbers[0], let account = numbers[1], let rank = numbers[2], account > 0,
+                (1...Int64(Int32.max)).contains(rank)
+            else {
                 return nil
             }
             return .distance(mm: mm, account: account, rank: rank)
