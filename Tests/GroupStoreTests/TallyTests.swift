@@ -195,6 +195,16 @@ struct TallyTests {
             let adaID = try await Self.accountID(repository, "ada")
             let bobID = try await Self.accountID(repository, "bob")
             let start = harness.clock.now.advanced(byNanoseconds: 60 * nanosecondsPerSecond)
+            // Connections open beforehand: the window below measures waiting on locks, not
+            // connecting, which took seconds on a loaded machine.
+            try await withThrowingTaskGroup(of: Void.self) { reads in
+                for _ in 0..<3 {
+                    reads.addTask {
+                        _ = try await repository.database.read { try await $0.query("SELECT pg_sleep(0.1)", []) }
+                    }
+                }
+                try await reads.waitForAll()
+            }
             let (entered, enter) = AsyncStream<Void>.makeStream()
             let (release, go) = AsyncStream<Void>.makeStream()
             let hold: @Sendable (any SQLSession) async throws -> Void = { _ in
