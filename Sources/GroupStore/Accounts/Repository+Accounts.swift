@@ -92,17 +92,16 @@ extension StoreRepository {
     /// The account, scope and device of an unexpired token. A device token marks its pack as
     /// seen (at most once a minute), which keeps a baton it holds from expiring.
     func token(hash: String, now: WallInstant) async throws -> Credential? {
-        let found = try await read { db -> Credential? in
-            guard
-                let row = try await db.one(
-                    """
-                    SELECT account.*, token.scope, token.device_id, device.last_seen_ns FROM token
-                    JOIN account ON account.id = token.account_id
-                    LEFT JOIN device ON device.id = token.device_id
-                    WHERE token.hash = ? AND token.expires_ns > ?
-                    """, hash, now.nanosecondsSinceEpoch),
-                let scope = TokenScope(rawValue: try row.text("scope"))
-            else { return nil }
+        // Every request with a bearer token asks this: one statement, no transaction.
+        let found: Credential? = try await readOne(
+            """
+            SELECT account.*, token.scope, token.device_id, device.last_seen_ns FROM token
+            JOIN account ON account.id = token.account_id
+            LEFT JOIN device ON device.id = token.device_id
+            WHERE token.hash = ? AND token.expires_ns > ?
+            """, hash, now.nanosecondsSinceEpoch
+        ).flatMap { row in
+            guard let scope = TokenScope(rawValue: try row.text("scope")) else { return nil }
             return try Credential(
                 account: Self.account(row), scope: scope, device: row.intOrNil("device_id"),
                 lastSeen: row.intOrNil("last_seen_ns"))

@@ -141,6 +141,9 @@ public protocol SQLDatabase: Sendable {
     func write<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T
     /// A read-only transaction: one consistent snapshot.
     func read<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T
+    /// One read-only statement on its own (consistent by itself): on PostgreSQL without the
+    /// transaction around it.
+    func readStatement(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow]
 }
 
 /// A failure the engine reports in terms the repository can act on.

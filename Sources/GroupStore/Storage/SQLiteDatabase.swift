@@ -72,6 +72,10 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    public func readStatement(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
+        try await read { try await $0.query(sql, arguments) }
+    }
+
     public func read<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
         try await readers.with { connection in
             try connection.run("BEGIN")

@@ -40,8 +40,18 @@ public struct StoreRepository: Sendable {
     }
 
     func read<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
+        try await reading { try await database.read(body) }
+    }
+
+    /// The first row of one read-only statement on its own (no transaction round trips).
+    func readOne(_ sql: String, _ arguments: any SQLBindable...) async throws -> SQLRow? {
+        let values = arguments.map(\.sqlValue)
+        return try await reading { try await database.readStatement(sql, values).first }
+    }
+
+    private func reading<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try await database.read(body)
+            return try await body()
         } catch SQLError.nulInText {
             throw Self.nulInText
         } catch SQLError.unavailable {
