@@ -227,7 +227,8 @@ final class PanelService: Service, Sendable {
         while !stopping.isSet {
             let look = PackClock.system.monotonic()
             let pattern = shown.withLock { $0 }
-            if pattern != showing {
+            let begins = pattern != showing
+            if begins {
                 showing = pattern
                 since = PackClock.system.monotonic()
             }
@@ -238,6 +239,10 @@ final class PanelService: Service, Sendable {
                     try line.set(lit: level.lit)
                     lit = level.lit
                     failures = 0
+                    // The pattern's first edge is where it begins: a thread held up between
+                    // reading the clock and setting the line (a loaded machine) shortens no
+                    // flash (one of 194 ms was seen where 200 were meant).
+                    if begins { since = PackClock.system.monotonic() }
                 } catch {
                     failures += 1
                     if failures == 1 { logger.error("The LED's line failed: \(error)") }

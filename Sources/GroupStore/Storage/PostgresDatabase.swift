@@ -142,7 +142,10 @@ public final class PostgresDatabase: SQLDatabase {
         var again = true
         while true {
             do {
-                let rows = try await session(connection).query(sql, arguments)
+                let session = session(connection)
+                let rows = try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                    try await session.query(sql, arguments)
+                }
                 await pool.release(connection)
                 return rows
             } catch SQLError.unavailable where again {
@@ -183,22 +186,37 @@ public final class PostgresDatabase: SQLDatabase {
             throw error
         }
         let session = session(connection)
-        do {
-            let value = try await body(session)
-            try await session.query("COMMIT", [])
+        // The transaction's code runs on its connection's event loop: each answer resumes it
+        // there, without waking another thread (`EventLoopExecutor`).
+        let outcome: Result<T, any Error> = await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+            do {
+                let value = try await body(session)
+                try await session.query("COMMIT", [])
+                return .success(value)
+            } catch {
+                // Never reuse a connection still inside a transaction. One that was lost is
+                // closed without a ROLLBACK (the server has rolled it back).
+                if case SQLError.unavailable = error { return .failure(error) }
+                return (try? await session.query("ROLLBACK", [])) != nil
+                    ? .failure(Rolled(error: error)) : .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let value):
             await pool.release(connection)
             return value
-        } catch {
-            // Never reuse a connection still inside a transaction. One that was lost is closed
-            // without a ROLLBACK (the server has rolled it back).
-            var clean = false
-            if case SQLError.unavailable = error {
-            } else {
-                clean = (try? await session.query("ROLLBACK", [])) != nil
-            }
-            await pool.release(connection, reusable: clean)
+        case .failure(let rolled as Rolled):
+            await pool.release(connection)
+            throw rolled.error
+        case .failure(let error):
+            await pool.release(connection, reusable: false)
             throw error
         }
+    }
+
+    /// A transaction's error after its ROLLBACK went through: the connection is clean.
+    private struct Rolled: Error {
+        let error: any Error
     }
 
     private func session(_ connection: PostgresConnection) -> PostgresSession {

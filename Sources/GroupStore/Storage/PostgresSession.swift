@@ -58,10 +58,7 @@ struct PostgresSession: SQLSession {
         if let query = prepared.lookup(connection, text) { return query }
         guard prepared.shouldPrepare(text, on: connection) else { return nil }
         let connection = connection
-        let query = try await connection.eventLoop.flatSubmit { () -> EventLoopFuture<PreparedQuery> in
-            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(Self.closedBeforeSending) }
-            return connection.prepare(query: text)
-        }.get()
+        let query = try await Self.onLoop(connection) { connection.prepare(query: text) }
         prepared.store(query, text, on: connection)
         return query
     }
@@ -73,12 +70,7 @@ struct PostgresSession: SQLSession {
         let connection = connection
         let binds = arguments.map(\.postgresData)
         do {
-            return try await connection.eventLoop.flatSubmit { () -> EventLoopFuture<[PostgresRow]> in
-                guard !connection.isClosed else {
-                    return connection.eventLoop.makeFailedFuture(Self.closedBeforeSending)
-                }
-                return query.execute(binds)
-            }.get()
+            return try await Self.onLoop(connection) { query.execute(binds) }
         } catch PostgresError.server(let info) where ["26000", "0A000"].contains(info.fields[.sqlState] ?? "") {
             // The statement is gone (the server's DISCARD ALL) or no longer fits its tables (a
             // migration by another instance, "cached plan must not change result type"): the
@@ -103,10 +95,19 @@ struct PostgresSession: SQLSession {
     static func send(
         _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger
     ) async throws -> PostgresQueryResult {
-        try await connection.eventLoop.flatSubmit {
-            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(closedBeforeSending) }
-            return connection.query(query, logger: logger)
-        }.get()
+        try await onLoop(connection) { connection.query(query, logger: logger) }
+    }
+
+    /// `start` on the connection's event loop once it is still open there: at once when the task
+    /// runs on that loop already (a transaction's does), else submitted to it.
+    static func onLoop<T: Sendable>(
+        _ connection: PostgresConnection, _ start: @escaping @Sendable () -> EventLoopFuture<T>
+    ) async throws -> T {
+        let loop = connection.eventLoop
+        let guarded: @Sendable () -> EventLoopFuture<T> = {
+            connection.isClosed ? loop.makeFailedFuture(closedBeforeSending) : start()
+        }
+        return try await (loop.inEventLoop ? guarded() : loop.flatSubmit(guarded)).get()
     }
 
     static func failure(_ error: PSQLError, _ sql: String) -> any Error {
