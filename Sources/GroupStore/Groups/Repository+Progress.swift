@@ -30,16 +30,19 @@ extension StoreRepository {
         now: WallInstant
     ) async throws -> Progress {
         try await read { db in
-            let group: Group
-            if let account {
-                group = try await Self.memberGroup(db, id, account)
-            } else {
-                guard let found = try await Self.group(db, id) else { throw StoreError.notFound("group", id) }
-                group = found
-            }
-            let owner = try await group.ownerID.asyncMap { owner in
-                try await db.one("SELECT username FROM account WHERE id = ?", owner)?.text("username")
-            }
+            // The group with its owner's name, and the membership check when there is a viewer:
+            // one statement (each is a round trip on PostgreSQL).
+            let membership = account == nil ? "" : " JOIN member ON member.team_id = team.id AND member.account_id = ?"
+            guard
+                let row = try await db.query(
+                    """
+                    SELECT \(Self.groupColumns), owner.username AS owner_name FROM team\(membership)
+                    LEFT JOIN account owner ON owner.id = team.owner_id WHERE team.id = ?
+                    """, (account.map { [$0.sqlValue] } ?? []) + [id.sqlValue]
+                ).first
+            else { throw StoreError.notFound("group", id) }
+            let group = try Group(row)
+            let owner = try row.textOrNil("owner_name")
             let week = weekStart(now)
             let pending = try await Self.pendingMembers(db, team: id, week: week)
             let top = try await Self.byDistance(db, team: id, after: nil, limit: limit, week: week, pending: pending)
@@ -50,7 +53,7 @@ extension StoreRepository {
                     (nil as Member?, try await Self.memberCount(db, team: id))
                 }
             return Progress(
-                group: group, ownerName: owner ?? nil, top: top, me: me, memberCount: count,
+                group: group, ownerName: owner, top: top, me: me, memberCount: count,
                 baton: try await Self.baton(db, id, now: now),
                 legs: try await Self.legs(db, id, after: nil, limit: legs))
         }
