@@ -1,5 +1,6 @@
 -- wrk: PUT /v1/runs/{uuid} with the same one-hour FIT file under a new uuid each time.
--- wrk -s upload.lua URL -- TOKEN FILE
+-- wrk -s upload.lua URL -- TOKEN FILE [FIRST-THREAD] (another FIRST-THREAD for a second wrk beside
+-- the first, so that their uuids differ)
 local threads = 0
 function setup(thread)
     threads = threads + 1
@@ -8,6 +9,7 @@ end
 
 function init(args)
     token = args[1]
+    tid = tid + tonumber(args[3] or "0")
     local f = assert(io.open(args[2], "rb"))
     body = f:read("*a")
     f:close()
