@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The store's pages: templates that escape by default (Hummingbird's own).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         // Declared for the products the store imports directly (Hummingbird brings them anyway).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -105,13 +107,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/openapi.json")]),
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/templates"), .copy("Resources/static")]),
 
         // Thin executables.
         .executableTarget(

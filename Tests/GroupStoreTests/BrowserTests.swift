@@ -116,14 +116,14 @@ struct BrowserTests {
                     try await browser.script(
                         """
                         const bar = document.querySelector('[role=progressbar]');
-                        return [bar.getBoundingClientRect().width, bar.firstElementChild.getBoundingClientRect().width,
+                        return [bar.getBoundingClientRect().width, bar.querySelector('.done').getBoundingClientRect().width,
                           document.documentElement.scrollWidth, window.innerWidth,
                           getComputedStyle(document.querySelector('header')).backgroundColor];
                         """) as? [Any])
                 let barWidth = try #require(layout[0] as? Double)
                 let filled = try #require(layout[1] as? Double)
                 #expect(barWidth > 200 && abs(filled / barWidth - 0.25) < 0.01, "bar \(barWidth) px, filled \(filled)")
-                #expect(layout[4] as? String == "rgb(34, 51, 68)", "the page's own style applies")
+                #expect(layout[4] as? String == "rgb(31, 78, 121)", "the page's own style applies")
                 let scrollWidth = try #require(layout[2] as? Int)
                 let viewport = try #require(layout[3] as? Int)
                 #expect(scrollWidth <= viewport, "the page is \(scrollWidth) px wide on a \(viewport) px screen")

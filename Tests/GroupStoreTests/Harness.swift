@@ -231,11 +231,13 @@ extension TestClientProtocol {
     /// Signs in through the web form, as a browser does; returns the reply and its session
     /// cookie (`handoff_session=…`) to send back.
     func webSignIn(
-        _ login: String, password: String = "correct horse battery"
+        _ login: String, password: String = "correct horse battery", remember: Bool = false
     ) async throws -> (
         reply: Reply, cookie: String
     ) {
-        let form = "login=\(login)&password=" + password.replacingOccurrences(of: " ", with: "+")
+        let form =
+            "login=\(login)&password=" + password.replacingOccurrences(of: " ", with: "+")
+            + (remember ? "&remember=1" : "")
         let reply = try await call(
             .post, "/login", body: Array(form.utf8), contentType: "application/x-www-form-urlencoded")
         return (reply, String((reply.headers[.setCookie] ?? "").split(separator: ";").first ?? ""))

@@ -177,7 +177,7 @@ extension PagingTests {
             #expect(page.text.contains("Your place: <strong>#\(place)</strong> of 10001"))
             #expect(Self.memberRows(page.text) == 1 + 10 + 2, "a header, the top 10, a gap and the viewer")
             #expect(page.text.contains("<tr class=\"me\"><td class=\"n\">\(place)</td><td>ada (owner)</td>"))
-            #expect(page.text.contains("<form method=\"get\" action=\"/groups/\(id)\" id=\"search\">"))
+            #expect(page.text.contains("action=\"/groups/\(id)\" id=\"search\""))
             let second = try await client.call(
                 .get, try #require(Self.nextLink(page.text)), headers: [.cookie: cookie])
             #expect(second.status == .ok && second.body.count < 100_000, "\(second.body.count) bytes")
@@ -193,7 +193,7 @@ extension PagingTests {
             let found = try await client.call(.get, more, headers: [.cookie: cookie])
             #expect(found.status == .ok && Self.memberRows(found.text) == 51, "runner12, 120…129, 1200…1299: 111")
             let nobody = try await client.call(.get, "/groups/\(id)?q=%3Cb%3E", headers: [.cookie: cookie])
-            #expect(nobody.text.contains("No member's name starts with “&lt;b&gt;”."), "the search is escaped")
+            #expect(nobody.text.contains("name starts with “&lt;b&gt;”."), "the search is escaped")
         }
     }
 }

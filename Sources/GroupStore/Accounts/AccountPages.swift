@@ -10,33 +10,34 @@ extension WebPages {
         router.signedIn(.get, "/") { _, _, account in
             let groups = try await repository.groups(account: account.id)
             let devices = try await repository.devices(account: account.id)
-            return Self.page(
-                "Your groups",
-                (groups.isEmpty
-                    ? "<p>You are in no group yet. Create one or join one with an invite code (see the README).</p>"
-                    : "<ul>"
-                        + groups.map { "<li><a href=\"\(SitePath.group($0.id).path)\">\(html($0.name))</a></li>" }
-                        .joined()
-                        + "</ul>") + Self.packs(devices, now: services.now()), account: account)
+            return Self.render(
+                HomePage(
+                    frame: Frame("Your groups", viewer: account.username, current: .home),
+                    groups: groups.map { Link(href: SitePath.group($0.id).path, label: $0.name) },
+                    packs: PacksPart(devices, now: services.now())))
         }
         router.anyone(.get, "/login") { request, _ in
-            Self.page(
-                "Sign in", Self.loginForm(next: Self.safeNext(request.uri.queryParameters["next"].map(String.init))))
+            Self.render(LoginPage(next: Self.safeNext(request.uri.queryParameters["next"].map(String.init))))
         }
         router.anyone(.post, "/login") { request, context in
             let form = try await Self.form(request, context)
             let next = Self.safeNext(form["next"])
+            let remember = form["remember"] == "1"
             do {
                 let (_, issued) = try await services.accounts.signIn(
                     login: form["login"] ?? "", password: form["password"] ?? "",
                     address: services.clientAddress(request, context))
                 var response = Self.redirect(next)
+                // "Stay signed in" keeps the cookie for the session's lifetime; otherwise it ends
+                // with the browser.
+                let lifetime = remember ? "; Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)" : ""
                 response.headers[.setCookie] =
-                    "\(Self.cookie)=\(issued.token); Path=/; HttpOnly; SameSite=Strict\(secure); Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)"
+                    "\(Self.cookie)=\(issued.token); Path=/; HttpOnly; SameSite=Strict\(secure)\(lifetime)"
                 return response
             } catch let error as StoreError {
-                var response = Self.page(
-                    "Sign in", "<p class=\"error\">\(html(error.message))</p>" + Self.loginForm(next: next),
+                // What was typed stays, but the password.
+                var response = Self.render(
+                    LoginPage(next: next, login: form["login"] ?? "", remember: remember, error: error.message),
                     status: error.status)
                 if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
                 return response
@@ -50,14 +51,24 @@ extension WebPages {
         }
     }
 
-    static func loginForm(next: String) -> String {
-        """
-        <form method="post" action="\(SitePath.login().path)">
-        <input type="hidden" name="next" value="\(html(next))">
-        <label>Email or username <input name="login" autocomplete="username" required></label>
-        <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-        <button>Sign in</button>
-        </form>
-        """
-    }
+}
+
+/// The sign-in form, with what was typed kept after a wrong password (all but the password).
+struct LoginPage: PageModel {
+    static let template = "login"
+    var frame = Frame("Sign in", viewer: nil, current: .login())
+    var action = SitePath.login().path
+    var next: String
+    var login = ""
+    var remember = false
+    var error: String?
+    var signUp: String?
+}
+
+/// The signed-in person's page: their groups and packs.
+struct HomePage: PageModel {
+    static let template = "home"
+    var frame: Frame
+    var groups: [Link]
+    var packs: PacksPart
 }

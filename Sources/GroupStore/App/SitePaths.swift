@@ -16,10 +16,11 @@ enum SitePath: Equatable {
     /// A group's page: its top members, or those found by `q` (a name's start), or the page of
     /// members after the cursor `after`.
     case group(Int64, q: String? = nil, after: String? = nil)
+    /// The stylesheet, its address naming its version.
+    case stylesheet
 
-    /// The path with its query, percent-encoded: ready for a form's `action` or a `Location` as
-    /// it is (it holds no `"`, `<`, `>` nor `'`). Only a query of two parameters holds `&`, so an
-    /// `href` puts the path through `html()`.
+    /// The path with its query, percent-encoded: ready for a `Location` as it is (it holds no `"`,
+    /// `<`, `>` nor `'`); a page's template escapes it like any other value.
     var path: String {
         switch self {
         case .home: "/"
@@ -29,6 +30,7 @@ enum SitePath: Equatable {
         case .unlinkDevice(let id): "/devices/\(id)/unlink"
         case .group(let id, let q, let after):
             "/groups/\(id)" + Self.query([("q", q), ("after", after)])
+        case .stylesheet: "/static/style.css" + Self.query("v", Stylesheet.version)
         }
     }
 

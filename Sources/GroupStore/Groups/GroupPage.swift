@@ -30,19 +30,18 @@ extension WebPages {
                             limit: GroupPage.perPage, now: now
                         ).page
                 }
-                return Self.page(
-                    progress.group.name, GroupPage.render(progress, listing, page, now: now), account: account)
+                return Self.render(
+                    GroupPage.model(progress, listing, page, now: now, viewer: account.username))
             } catch let error as StoreError where error.status == .notFound {
-                return Self.page("Not found", "<p>\(html(error.message))</p>", status: .notFound, account: account)
+                return Self.message("Not found", error.message, status: .notFound, account: account)
             } catch let error as StoreError where [.unprocessableContent, .badRequest].contains(error.status) {
                 let message =
                     error.code == "invalid_cursor"
                     ? "This link to a page of members is not one this site made (or it was cut short)." : error.message
-                let back = html(SitePath.group(Int64(context.parameters.get("group") ?? "") ?? 0).path)
-                return Self.page(
-                    "Not a page of this group",
-                    "<p>\(html(message))</p><p><a href=\"\(back)\">Back to the group's page</a></p>",
-                    status: error.status, account: account)
+                let back = SitePath.group(Int64(context.parameters.get("group") ?? "") ?? 0).path
+                return Self.message(
+                    "Not a page of this group", message, status: error.status, account: account,
+                    link: Link(href: back, label: "Back to the group's page"))
             }
         }
     }
@@ -85,98 +84,146 @@ enum GroupPage {
         }
     }
 
-    static func render(_ progress: Progress, _ listing: Listing, _ page: Page<Member>?, now: WallInstant) -> String {
+    /// The page's model: what the viewer may see of the group, as text.
+    static func model(
+        _ progress: Progress, _ listing: Listing, _ page: Page<Member>?, now: WallInstant, viewer: String
+    ) -> GroupPageModel {
         let group = progress.group
         let fraction = group.goalMM > 0 ? min(1, Double(group.totalMM) / Double(group.goalMM)) : 0
-        let percent = String(format: "%.1f", fraction * 100)
-        var out = """
-            <section aria-label="goal"><p><strong>\(PageFormat.km(group.totalMM))</strong> of \(PageFormat.km(group.goalMM)) (\(percent) %)\(
-                group.deadline.map { " · deadline \(PageFormat.time($0))" } ?? "")</p>
-            <div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="\(percent)"><div style="width:\(percent)%"></div></div></section>
-            """
+        var model = GroupPageModel(
+            frame: Frame(group.name, viewer: viewer),
+            goal: .init(
+                total: PageFormat.km(group.totalMM), target: PageFormat.km(group.goalMM),
+                percent: String(format: "%.1f", fraction * 100), deadline: group.deadline.map(PageFormat.time)),
+            search: .init(action: SitePath.group(group.id).path, q: ""),
+            listing: .init(rows: []))
         if let holder = progress.baton.holderName, let since = progress.baton.since {
-            out += """
-                <p class="baton" id="baton"><strong>\(html(holder))</strong> holds the baton since \(PageFormat.time(since)) (\(PageFormat.duration(now.nanosecondsSinceEpoch - since.nanosecondsSinceEpoch)) ago).</p>
-                """
-        } else {
-            out += "<p class=\"baton\" id=\"baton\">The baton is free: the next runner takes it.</p>"
+            model.held = .init(
+                holder: holder, since: PageFormat.time(since),
+                ago: PageFormat.duration(now.nanosecondsSinceEpoch - since.nanosecondsSinceEpoch))
         }
-        out += members(progress, listing, page)
-        out += "<h2>Recent legs</h2>"
-        if progress.legs.rows.isEmpty {
-            out += "<p>No legs yet.</p>"
-        } else {
-            out +=
-                "<table id=\"legs\"><tr><th>Runner</th><th>Taken</th><th>Ended</th><th class=\"n\">Distance</th></tr>"
-            for leg in progress.legs.rows {
-                let ended =
-                    leg.ended.map { time in
-                        PageFormat.time(time) + " (" + html(leg.endedHow ?? "")
-                            + (leg.passedTo.map { " to " + html($0) } ?? "")
-                            + ")"
-                    } ?? "running"
-                out +=
-                    "<tr><td>\(html(leg.username ?? "a former member"))</td><td>\(PageFormat.time(leg.taken))</td><td>\(ended)</td><td class=\"n\">\(PageFormat.km(leg.distanceMM))</td></tr>"
-            }
-            out += "</table>"
-        }
-        return out
-    }
-
-    /// The members' part: the viewer's place, the search form, the listed members, the links on.
-    static func members(_ progress: Progress, _ listing: Listing, _ page: Page<Member>?) -> String {
-        let group = progress.group
-        var out = "<h2>Members</h2>"
         if let me = progress.me, let rank = me.rank {
-            out +=
-                "<p id=\"place\">Your place: <strong>#\(rank)</strong> of \(progress.memberCount), with \(PageFormat.km(me.distanceMM)).</p>"
+            model.place = .init(
+                rank: String(rank), count: String(progress.memberCount), distance: PageFormat.km(me.distanceMM))
         }
-        var q = ""
-        if case .search(let text, _, _) = listing { q = text }
-        out += """
-            <form method="get" action="\(SitePath.group(group.id).path)" id="search"><label>Find a member by the start of their name <input name="q" value="\(html(q))" maxlength="64"></label> <button>Find</button></form>
-            """
-        let header =
-            "<table id=\"members\"><tr><th class=\"n\">#</th><th>Runner</th><th class=\"n\">Distance</th><th class=\"n\">This week</th><th class=\"n\">Runs</th></tr>"
         let next: String?
         switch listing {
         case .top:
-            out += header + progress.members.map { row($0, progress) }.joined()
+            var rows = progress.members.map { row($0, progress) }
             if let me = progress.me, !progress.members.contains(where: { $0.accountID == me.accountID }) {
-                out += "<tr><td></td><td colspan=\"4\">…</td></tr>" + row(me, progress)
+                var mine = row(me, progress)
+                mine.gapBefore = true
+                rows.append(mine)
             }
-            if group.formerMM > 0 {
-                out +=
-                    "<tr><td></td><td>former members</td><td class=\"n\">\(PageFormat.km(group.formerMM))</td><td></td><td></td></tr>"
-            }
-            out += "</table>"
+            model.listing = .init(rows: rows)
+            if group.formerMM > 0 { model.listing.former = PageFormat.km(group.formerMM) }
             next = progress.top.next.map { SitePath.group(group.id, after: $0.text).path }
         case .after:
-            let rows = page?.rows ?? []
-            out +=
-                rows.isEmpty ? "<p>No more members.</p>" : header + rows.map { row($0, progress) }.joined() + "</table>"
+            model.listing = .init(rows: (page?.rows ?? []).map { row($0, progress) }, empty: "No more members.")
             next = page?.next.map { SitePath.group(group.id, after: $0.text).path }
         case .search(let q, _, _):
-            let rows = page?.rows ?? []
-            out +=
-                rows.isEmpty
-                ? "<p>No member's name starts with “\(html(q))”.</p>"
-                : "<p>Names that start with “\(html(q))”:</p>" + header + rows.map { row($0, progress) }.joined()
-                    + "</table>"
+            model.search.q = q
+            model.listing = .init(
+                rows: (page?.rows ?? []).map { row($0, progress) },
+                intro: "Names that start with “\(q)”:", empty: "No member's name starts with “\(q)”.")
             next = page?.next.map { SitePath.group(group.id, q: q, after: $0.text).path }
         }
-        var links: [String] = []
-        if case .top = listing {} else { links.append("<a href=\"\(SitePath.group(group.id).path)\">Top</a>") }
-        if let next { links.append("<a href=\"\(html(next))\" rel=\"next\">Next →</a>") }
-        if !links.isEmpty { out += "<p class=\"more\">\(links.joined(separator: " · "))</p>" }
-        return out
+        var top: Link?
+        if case .top = listing {} else { top = Link(href: SitePath.group(group.id).path, label: "Top") }
+        if top != nil || next != nil {
+            model.pager = .init(top: top, next: next.map { Link(href: $0, label: "Next →") })
+        }
+        model.legs = progress.legs.rows.map { leg in
+            GroupPageModel.Leg(
+                runner: leg.username ?? "a former member", taken: PageFormat.time(leg.taken),
+                ended: leg.ended.map(PageFormat.time),
+                how: (leg.endedHow ?? "") + (leg.passedTo.map { " to " + $0 } ?? ""),
+                distance: PageFormat.km(leg.distanceMM))
+        }
+        return model
     }
 
     /// One member's row: their place where known, name, distance, this week, runs.
-    static func row(_ member: Member, _ progress: Progress) -> String {
-        let mine = member.accountID == progress.me?.accountID
-        let owner = member.accountID == progress.group.ownerID ? " (owner)" : ""
-        return
-            "<tr\(mine ? " class=\"me\"" : "")><td class=\"n\">\(member.rank.map(String.init) ?? "")</td><td>\(html(member.username))\(owner)</td><td class=\"n\">\(PageFormat.km(member.distanceMM))</td><td class=\"n\">\(PageFormat.km(member.weekMM))</td><td class=\"n\">\(member.runs)</td></tr>"
+    static func row(_ member: Member, _ progress: Progress) -> GroupPageModel.Row {
+        GroupPageModel.Row(
+            rank: member.rank.map(String.init) ?? "", name: member.username,
+            isOwner: member.accountID == progress.group.ownerID, isMe: member.accountID == progress.me?.accountID,
+            distance: PageFormat.km(member.distanceMM), week: PageFormat.km(member.weekMM), runs: String(member.runs))
+    }
+}
+
+/// A group's page as text: the goal, the baton, the members listed, the legs.
+struct GroupPageModel: PageModel {
+    static let template = "group"
+    var frame: Frame
+    var goal: Goal
+    var held: Held?
+    var place: Place?
+    var search: Search
+    var listing: Listing
+    /// The links to the top and the next page of members, when there is one.
+    var pager: Pager?
+    var legs: [Leg] = []
+
+    struct Pager: Sendable, Equatable {
+        var top: Link?
+        var next: Link?
+    }
+
+    struct Goal: Sendable, Equatable {
+        var total: String
+        var target: String
+        var percent: String
+        var deadline: TimeText?
+    }
+
+    struct Held: Sendable, Equatable {
+        var holder: String
+        var since: TimeText
+        var ago: String
+    }
+
+    struct Place: Sendable, Equatable {
+        var rank: String
+        var count: String
+        var distance: String
+    }
+
+    struct Search: Sendable, Equatable {
+        var action: String
+        var q: String
+    }
+
+    struct Listing: Sendable, Equatable {
+        var rows: [Row]
+        var intro: String?
+        /// Said when there are no rows.
+        var empty: String?
+        var former: String?
+
+        init(rows: [Row], intro: String? = nil, empty: String? = nil) {
+            self.rows = rows
+            self.intro = rows.isEmpty ? nil : intro
+            self.empty = rows.isEmpty ? empty : nil
+        }
+    }
+
+    struct Row: Sendable, Equatable {
+        var rank: String
+        var name: String
+        var isOwner: Bool
+        var isMe: Bool
+        var distance: String
+        var week: String
+        var runs: String
+        var gapBefore = false
+    }
+
+    struct Leg: Sendable, Equatable {
+        var runner: String
+        var taken: TimeText
+        var ended: TimeText?
+        var how: String
+        var distance: String
     }
 }

@@ -5,10 +5,8 @@ import HandoffModel
 enum PageFormat {
     static func km(_ mm: Int64) -> String { String(format: "%.1f km", Double(mm) / 1_000_000) }
 
-    /// A time as a person reads it, "Tue 24 Nov 2026, 15:49 UTC", in a `<time>` element that
-    /// carries the exact instant. The page has no script to learn the reader's time zone, so it
-    /// says UTC rather than guess.
-    static func time(_ instant: WallInstant) -> String {
+    /// A time as a person reads it, "Tue 24 Nov 2026, 15:49 UTC", with the exact instant.
+    static func time(_ instant: WallInstant) -> TimeText {
         let civil = CivilTime(instant)
         let days = instant.nanosecondsSinceEpoch / nanosecondsPerSecond / 86_400
         // 1 January 1970 was a Thursday.
@@ -16,8 +14,7 @@ enum PageFormat {
         let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][
             civil.month - 1]
         let clock = String(format: "%02d:%02d", civil.hour, civil.minute)
-        let text = "\(weekday) \(civil.day) \(month) \(civil.year), \(clock) UTC"
-        return "<time datetime=\"\(html(iso(instant)))\">\(html(text))</time>"
+        return TimeText(iso: iso(instant), text: "\(weekday) \(civil.day) \(month) \(civil.year), \(clock) UTC")
     }
 
     static func duration(_ nanoseconds: Int64) -> String {

@@ -46,7 +46,7 @@ struct PageRouter {
     /// A page when the database is down or its disk full: the same words as the API's, in HTML.
     static func fault(_ error: StoreError) -> Response {
         let title = error.status == .insufficientStorage ? "The store's disk is full" : "Try again in a moment"
-        var response = WebPages.page(title, "<p class=\"error\">\(html(error.message))</p>", status: error.status)
+        var response = WebPages.message(title, error.message, status: error.status)
         if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }

@@ -36,11 +36,11 @@ extension WebPages {
         let host = origin.split(separator: "://", maxSplits: 1).last.map(String.init) ?? origin
         let ours = services.origin(request).split(separator: "://", maxSplits: 1).last.map(String.init) ?? ""
         if origin != "null", host == ours || host == request.head.authority { return nil }
-        return Self.page(
+        return Self.message(
             "Not sent",
-            "<p class=\"error\">This form was sent from a page that is not the store's own "
-                + "(its origin is \(html(origin))), so it was not acted on. If you meant to send it, open "
-                + "<a href=\"\(SitePath.home.path)\">the store</a> and send it from there.</p>", status: .forbidden)
+            "This form was sent from a page that is not the store's own (its origin is \(origin)), so it was not "
+                + "acted on. If you meant to send it, open the store and send it from there.", status: .forbidden,
+            link: Link(href: SitePath.home.path, label: "Open the store"))
     }
 
     static func sessionCookie(_ request: Request) -> String? {

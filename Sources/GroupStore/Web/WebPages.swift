@@ -3,8 +3,9 @@ import HTTPTypes
 import HandoffModel
 import Hummingbird
 
-/// The store's web pages, rendered on the server with no scripts and no requests elsewhere: the
-/// sign-in form, the page where a person enters a pack's code, and a group's page. A signed-in
+/// The store's web pages, rendered on the server from templates (`PageTemplates`) with no scripts
+/// and no requests elsewhere: the sign-in form, the page where a person enters a pack's code, and a
+/// group's page, with the store's one stylesheet. A signed-in
 /// browser holds its session token in an HttpOnly, SameSite=Strict cookie; forms also check that
 /// a browser's Origin, when it sends one, is this store.
 struct WebPages {
@@ -19,5 +20,15 @@ struct WebPages {
         registerAccountPages(pages)
         registerDevicePages(pages)
         registerGroupPages(pages)
+        pages.anyone(.get, "/static/style.css") { _, _ in
+            Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/css; charset=utf-8",
+                    // The address names the version (`SitePath.stylesheet`), so a year is safe.
+                    .cacheControl: "public, max-age=31536000, immutable",
+                    HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                ], body: .init(byteBuffer: ByteBuffer(bytes: Stylesheet.bytes)))
+        }
     }
 }
