@@ -204,7 +204,9 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            // The golden pages are read from the source tree by path, not bundled.
+            exclude: ["Golden"]),
         .testTarget(
             name: "PackSyncTests",
             dependencies: [

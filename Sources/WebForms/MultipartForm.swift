@@ -1,11 +1,14 @@
 /// A `multipart/form-data` body (RFC 7578), already collected: its parts by name. Only what an
-/// upload needs: each part's name, content type and bytes. Pure (no I/O, no Foundation), linear
+/// upload needs: each part's name, file name, content type and bytes. Pure (no I/O, no Foundation), linear
 /// in the body's size, and total: any bytes give parts or a `MultipartError`, never a trap.
 public struct MultipartForm: Sendable {
     /// One part of the form.
     public struct Part: Sendable {
         /// The `name` of its `Content-Disposition: form-data`.
         public let name: String
+        /// The `filename` of its `Content-Disposition`, as sent: a file's name on the sender's
+        /// computer, text a person chose (a browser sends the base name only).
+        public let filename: String?
         /// Its `Content-Type`, as sent.
         public let contentType: String?
         /// Its content: the bytes between its header block and the next delimiter.
@@ -63,19 +66,22 @@ public struct MultipartForm: Sendable {
             guard let headerEnd = blankLine.firstIndex(in: body, from: cursor, to: window) else {
                 throw body.count > window ? .headersTooLong(limit: limits.headerBytes) : .headersDoNotEnd
             }
-            let (name, type) = try Self.headers(body[cursor..<headerEnd])
+            let (name, filename, type) = try Self.headers(body[cursor..<headerEnd])
             let start = headerEnd + 4
             guard let end = next.firstIndex(in: body, from: start) else { throw .partDoesNotEnd }
             guard let name else { throw .partWithoutName }
-            parts.append(Part(name: name, contentType: type, body: body[start..<end]))
+            parts.append(Part(name: name, filename: filename, contentType: type, body: body[start..<end]))
             cursor = end + 2
         }
         self.parts = parts
     }
 
-    /// A part's name (from `Content-Disposition`) and `Content-Type`.
-    private static func headers(_ block: ArraySlice<UInt8>) throws(MultipartError) -> (String?, String?) {
+    /// A part's name and file name (from `Content-Disposition`) and `Content-Type`.
+    private static func headers(
+        _ block: ArraySlice<UInt8>
+    ) throws(MultipartError) -> (String?, String?, String?) {
         var name: String?
+        var filename: String?
         var type: String?
         for line in String(decoding: block, as: UTF8.self).split(separator: "\r\n") {
             let pair = line.split(separator: ":", maxSplits: 1)
@@ -84,11 +90,12 @@ public struct MultipartForm: Sendable {
             let value = trimmed(pair[1])
             if field == "content-disposition" {
                 name = parameter("name", in: value)
+                filename = parameter("filename", in: value)
             } else if field == "content-type" {
                 type = value
             }
         }
-        return (name, type)
+        return (name, filename, type)
     }
 
     private static func has(_ bytes: [UInt8], in body: [UInt8], at index: Int) -> Bool {

@@ -1,3 +1,4 @@
+import ActivityFormats
 import Foundation
 import HandoffModel
 
@@ -17,9 +18,17 @@ struct PageFixture: Sendable {
     /// 25 Nov 2026, 15:49:12 UTC: a Wednesday.
     static let now = WallInstant(nanosecondsSinceEpoch: 1_795_621_752 * nanosecondsPerSecond)
 
-    static func all(_ t: @escaping @Sendable (String) -> String) -> [PageFixture] {
-        let f = Fixtures(t: t)
+    static func all(_ t: @escaping @Sendable (String) -> String) throws -> [PageFixture] {
+        let f = PageMakers(t: t)
         return [
+            PageFixture(name: "runs", model: try f.runList(empty: false)),
+            PageFixture(name: "runs-none", model: try f.runList(empty: true)),
+            PageFixture(name: "upload", model: f.upload(results: false)),
+            PageFixture(name: "upload-results", model: f.upload(results: true)),
+            PageFixture(name: "run-delete", model: try f.runDelete()),
+            PageFixture(name: "run", model: try f.run(.outdoor)),
+            PageFixture(name: "run-indoor", model: try f.run(.indoor)),
+            PageFixture(name: "run-unreadable", model: try f.run(.unreadable)),
             PageFixture(name: "login", model: f.login(error: nil)),
             PageFixture(name: "login-wrong-password", model: f.login(error: "That password is not this account's.")),
             PageFixture(name: "home", model: f.home(groups: true, packs: true)),
@@ -38,13 +47,14 @@ struct PageFixture: Sendable {
 }
 
 /// The fixtures' makers, each string through `t`.
-private struct Fixtures {
+struct PageMakers {
     let t: @Sendable (String) -> String
 
     func frame(_ title: String, viewer: String?, current: SitePath? = nil) -> Frame {
         var frame = Frame(t(title), viewer: viewer.map(t), current: current)
         frame.home = t(frame.home)
-        frame.stylesheet = t(frame.stylesheet)
+        // Not the stylesheet's version: the golden pages stay as they are when only it changes.
+        frame.stylesheet = t("/static/style.css?v=golden")
         frame.nav = frame.nav.map { link($0) }
         if let viewer = frame.viewer { frame.viewer?.signOut = t(viewer.signOut) }
         return frame
@@ -170,5 +180,185 @@ private struct Fixtures {
         page.frame = frame("Try again in a moment", viewer: with ? "ada" : nil)
         if with { page.link = link(Link(href: "/", label: "Back to your page")) }
         return page
+    }
+}
+
+/// The run pages' fixtures: the models built from a run made in the test (a steady 20-minute run
+/// with a pause and a heart rate), then every string put through `t`.
+extension PageMakers {
+    static let runStart = PageFixture.now.advanced(byNanoseconds: -86_400 * nanosecondsPerSecond)
+
+    /// Indoors: no positions, and two laps.
+    static var indoorActivity: Activity {
+        var activity = activity
+        for index in activity.points.indices {
+            activity.points[index].latitude = nil
+            activity.points[index].longitude = nil
+        }
+        let half = activity.summary.statistics
+        activity.laps = [
+            Lap(index: 0, trigger: .manual, startElapsedSeconds: 0, endElapsedSeconds: 600, statistics: half),
+            Lap(index: 1, trigger: .sessionEnd, startElapsedSeconds: 600, endElapsedSeconds: 1200, statistics: half),
+        ]
+        return activity
+    }
+
+    static var activity: Activity {
+        var activity = RunFiles.activity(start: runStart, seconds: 1200, speed: 3.2)
+        for index in activity.points.indices {
+            activity.points[index].heartRateBPM = 120 + index % 40
+            activity.points[index].altitudeMeters = 40 + Double(index % 300) / 10
+            activity.points[index].cadenceSPM = 170
+        }
+        activity.events = [
+            SessionEvent(offsetNanoseconds: 600 * nanosecondsPerSecond, kind: .pause),
+            SessionEvent(offsetNanoseconds: 660 * nanosecondsPerSecond, kind: .resume),
+        ]
+        return activity
+    }
+
+    static var storedRun: StoredRun {
+        get throws {
+            let pairs: [(String, SQLValue)] = [
+                ("id", .integer(5)),
+                ("uuid", .text("0f8fad5b-d9cb-469f-a165-70867728950e")),
+                ("account_id", .integer(1)),
+                ("started_ns", .integer(runStart.nanosecondsSinceEpoch)),
+                ("elapsed_ms", .integer(1_200_000)),
+                ("timer_ms", .integer(1_140_000)),
+                ("distance_mm", .integer(3_840_000)),
+                ("sport", .text("running")),
+                ("format", .text("fit")),
+                ("sha256", .text("00")),
+                ("size", .integer(1000)),
+                ("summary", .text("{}")),
+                ("uploaded_ns", .integer(runStart.nanosecondsSinceEpoch)),
+                ("heart_rate_avg", .integer(139)),
+            ]
+            return try StoredRun(
+                SQLRow(
+                    columns: Dictionary(uniqueKeysWithValues: pairs.enumerated().map { ($1.0, $0) }),
+                    values: pairs.map(\.1)))
+        }
+    }
+
+    func runList(empty: Bool) throws -> RunListPage {
+        var page = RunListPage(
+            runs: empty ? [] : [try Self.storedRun], next: empty ? nil : "1.2", units: .km, viewer: "ada")
+        page.frame = frame("Your runs", viewer: "ada", current: .runs())
+        page.upload = t(page.upload)
+        page.rows = page.rows.map {
+            .init(
+                href: t($0.href), date: TimeText(iso: t($0.date.iso), text: t($0.date.text)), sport: t($0.sport),
+                distance: t($0.distance), time: t($0.time), pace: t($0.pace), heartRate: t($0.heartRate))
+        }
+        page.next = page.next.map(link)
+        return page
+    }
+
+    func upload(results: Bool) -> UploadPage {
+        var page = UploadPage(viewer: "ada", limitBytes: 32 << 20)
+        page.frame = frame("Upload runs", viewer: "ada", current: .upload)
+        page.action = t(page.action)
+        page.limit = t(page.limit)
+        if results {
+            page.results = [
+                .init(
+                    name: t("morning.fit"),
+                    stored: link(Link(href: "/runs/0f8fad5b-d9cb-469f-a165-70867728950e", label: "Stored"))),
+                .init(name: t("broken.gpx"), error: t("the GPX file cannot be read: not well-formed XML at line 1")),
+            ]
+        }
+        return page
+    }
+
+    func runDelete() throws -> RunDeletePage {
+        var page = RunDeletePage(
+            run: try Self.storedRun,
+            counts: [RunCount(groupID: 7, groupName: "Night owls", legID: 3, distanceMM: 3_840_000)],
+            units: .km, viewer: "ada")
+        page.frame = frame(page.frame.title, viewer: "ada")
+        page.action = t(page.action)
+        page.back = t(page.back)
+        page.what = t(page.what)
+        page.groups = page.groups.map(t)
+        return page
+    }
+
+    enum RunState { case outdoor, indoor, unreadable }
+
+    func run(_ state: RunState) throws -> RunPage {
+        var page = RunPage(
+            run: try Self.storedRun,
+            counts: [RunCount(groupID: 7, groupName: "Night owls", legID: 3, distanceMM: 3_840_000)],
+            notCounted: [RunNotCounted(groupID: 8, groupName: "Track Tuesdays", reason: .startedBeforeJoining)],
+            activity: state == .outdoor ? Self.activity : state == .indoor ? Self.indoorActivity : nil, units: .km,
+            viewer: "ada")
+        page.frame = frame(page.frame.title, viewer: "ada")
+        page.when = TimeText(iso: t(page.when.iso), text: t(page.when.text))
+        page.stats = page.stats.map { .init(label: t($0.label), value: t($0.value)) }
+        page.map = page.map.map(map)
+        page.noMap = page.noMap.map(t)
+        page.charts = page.charts.map(chart)
+        page.splits = page.splits.map { splits in
+            .init(
+                unit: t(splits.unit),
+                rows: splits.rows.map {
+                    .init(
+                        number: t($0.number), time: t($0.time), pace: t($0.pace), heartRate: t($0.heartRate),
+                        climb: t($0.climb))
+                }, pace: t(splits.pace))
+        }
+        page.laps = page.laps.map { laps in
+            .init(
+                pace: t(laps.pace),
+                rows: laps.rows.map {
+                    .init(
+                        number: t($0.number), trigger: t($0.trigger), distance: t($0.distance), time: t($0.time),
+                        pace: t($0.pace), heartRate: t($0.heartRate))
+                })
+        }
+        page.breaks = page.breaks.map(t)
+        page.actions = .init(downloads: page.actions.downloads.map(link), delete: t(page.actions.delete))
+        page.groups = .init(
+            counted: page.groups.counted.map {
+                .init(group: link($0.group), distance: t($0.distance), baton: $0.baton)
+            },
+            notCounted: page.groups.notCounted.map(t))
+        page.unreadable = page.unreadable.map(t)
+        return page
+    }
+
+    func map(_ map: RunMap) -> RunMap {
+        var map = map
+        (map.viewBox, map.originX, map.originY, map.scale) = (
+            t(map.viewBox), t(map.originX), t(map.originY), t(map.scale)
+        )
+        map.lines = map.lines.map(t)
+        map.gaps = map.gaps.map { .init(x1: t($0.x1), y1: t($0.y1), x2: t($0.x2), y2: t($0.y2)) }
+        map.start = .init(x: t(map.start.x), y: t(map.start.y))
+        map.finish = .init(x: t(map.finish.x), y: t(map.finish.y))
+        map.marks = map.marks.map { .init(x: t($0.x), y: t($0.y), label: t($0.label)) }
+        (map.label, map.note) = (t(map.label), t(map.note))
+        return map
+    }
+
+    func chart(_ chart: RunChart) -> RunChart {
+        var chart = chart
+        (chart.id, chart.title, chart.label, chart.viewBox) = (
+            t(chart.id), t(chart.title), t(chart.label), t(chart.viewBox)
+        )
+        chart.lines = chart.lines.map(t)
+        let band = { (b: RunChart.Band) in
+            RunChart.Band(
+                x: t(b.x), y: t(b.y), width: t(b.width), height: t(b.height), kind: t(b.kind), label: t(b.label))
+        }
+        chart.bands = chart.bands.map(band)
+        chart.pauses = chart.pauses.map(band)
+        chart.yTicks = chart.yTicks.map { .init(x: t($0.x), y: t($0.y), label: t($0.label)) }
+        chart.xTicks = chart.xTicks.map { .init(x: t($0.x), y: t($0.y), label: t($0.label)) }
+        (chart.axisY, chart.axisRight) = (t(chart.axisY), t(chart.axisRight))
+        chart.scale = .init(bottom: t(chart.scale.bottom), top: t(chart.scale.top))
+        return chart
     }
 }

@@ -13,7 +13,7 @@ struct PageModelTests {
     @Test("Each page model renders exactly as its stored golden page (HANDOFF_RECORD_GOLDEN=1 writes them)")
     func goldenPages() throws {
         let record = ProcessInfo.processInfo.environment["HANDOFF_RECORD_GOLDEN"] == "1"
-        for fixture in PageFixture.all({ $0 }) {
+        for fixture in try PageFixture.all({ $0 }) {
             let url = Self.golden.appendingPathComponent(fixture.name + ".html")
             let html = fixture.html
             if record {
@@ -43,8 +43,8 @@ struct PageModelTests {
 
     @Test("With markup and quotes in every string of every page model, no tag or attribute is added and none breaks")
     func escaping() throws {
-        let plain = PageFixture.all({ $0 })
-        let poisoned = PageFixture.all({ $0 + Self.poison })
+        let plain = try PageFixture.all({ $0 })
+        let poisoned = try PageFixture.all({ $0 + Self.poison })
         for (clean, dirty) in zip(plain, poisoned) {
             // The fixture really put the poison in every string it holds.
             var unpoisoned: [String] = []
@@ -64,7 +64,7 @@ struct PageModelTests {
     func templateKeys() throws {
         let templates = PageTemplates.shared
         var checker = KeyChecker(sources: templates.sources)
-        for fixture in PageFixture.all({ $0 }) {
+        for fixture in try PageFixture.all({ $0 }) {
             checker.check(template: type(of: fixture.model).template, model: fixture.model, fixture: fixture.name)
         }
         #expect(checker.problems.isEmpty, "\(checker.problems.joined(separator: "\n"))")

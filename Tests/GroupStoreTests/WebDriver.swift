@@ -165,6 +165,19 @@ final class Browser: @unchecked Sendable {
         try await command("POST", "execute/sync", ["script": source, "args": arguments])
     }
 
+    /// Sets the window's size in CSS pixels.
+    func resize(width: Int, height: Int) async throws {
+        _ = try await command("POST", "window/rect", ["width": width, "height": height])
+    }
+
+    /// A PNG of the whole page at `width` CSS pixels: the window is made as tall as the page.
+    func pageScreenshot(width: Int) async throws -> Data {
+        try await resize(width: width, height: 900)
+        let height = try await script("return document.documentElement.scrollHeight") as? Int ?? 900
+        try await resize(width: width, height: min(max(height + 120, 600), 8000))
+        return try await screenshot()
+    }
+
     /// A PNG of the viewport.
     func screenshot() async throws -> Data {
         guard let base64 = try await command("GET", "screenshot") as? String, let png = Data(base64Encoded: base64)

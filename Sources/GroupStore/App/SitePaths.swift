@@ -18,6 +18,14 @@ enum SitePath: Equatable {
     case group(Int64, q: String? = nil, after: String? = nil)
     /// The stylesheet, its address naming its version.
     case stylesheet
+    /// The person's runs, newest first, from the cursor `after`.
+    case runs(after: String? = nil)
+    case run(String)
+    /// A run's file: the original (`format` nil) or written as FIT, GPX or TCX.
+    case runDownload(String, format: String?)
+    /// The question before a run is deleted, and the form that deletes it.
+    case runDelete(String)
+    case upload
 
     /// The path with its query, percent-encoded: ready for a `Location` as it is (it holds no `"`,
     /// `<`, `>` nor `'`); a page's template escapes it like any other value.
@@ -31,6 +39,12 @@ enum SitePath: Equatable {
         case .group(let id, let q, let after):
             "/groups/\(id)" + Self.query([("q", q), ("after", after)])
         case .stylesheet: "/static/style.css" + Self.query("v", Stylesheet.version)
+        case .runs(let after): "/runs" + Self.query("after", after)
+        case .run(let uuid): "/runs/" + Self.percentEncode(uuid)
+        case .runDownload(let uuid, let format):
+            "/runs/\(Self.percentEncode(uuid))/download" + Self.query("format", format)
+        case .runDelete(let uuid): "/runs/\(Self.percentEncode(uuid))/delete"
+        case .upload: "/runs/upload"
         }
     }
 

@@ -1,7 +1,7 @@
 import HandoffModel
 
 private let runColumns =
-    "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns"
+    "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns, heart_rate_avg"
 
 extension StoreRepository {
     /// Stores a run and adds it to every total it counts toward, in one transaction. The same
@@ -19,11 +19,12 @@ extension StoreRepository {
             let inserted = try await db.one(
                 """
                 INSERT INTO run (uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256,
-                    size, summary, uploaded_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    size, summary, uploaded_ns, heart_rate_avg)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (uuid) DO NOTHING RETURNING \(runColumns)
                 """, run.uuid, account, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
-                run.sport, run.format, run.sha256, run.file.count, run.summary, now.nanosecondsSinceEpoch)
+                run.sport, run.format, run.sha256, run.file.count, run.summary, now.nanosecondsSinceEpoch,
+                run.averageHeartRate)
             guard let inserted else {
                 // A concurrent upload of the same uuid committed first (PostgreSQL waits for it).
                 guard let existing = try await Self.sameRun(db, run, account: account) else {

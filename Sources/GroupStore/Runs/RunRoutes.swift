@@ -106,7 +106,10 @@ struct RunRoutes {
             elapsedMS: try milliseconds(activity.summary.elapsedSeconds, "elapsed time"),
             timerMS: try milliseconds(statistics.timerSeconds, "timer time"),
             distanceMM: try checked((distance * 1000).rounded(), "distance"), sport: activity.sport.rawValue,
-            format: format.rawValue, sha256: digest, file: file, summary: summary, batonClaim: batonClaim(summary))
+            format: format.rawValue, sha256: digest, file: file, summary: summary, batonClaim: batonClaim(summary),
+            averageHeartRate: statistics.averageHeartRate.flatMap {
+                $0.isFinite && $0 > 0 && $0 < 300 ? Int64($0.rounded()) : nil
+            })
     }
 
     /// How far ahead of the store's clock a run may start (a device's clock may be a little fast).

@@ -14,6 +14,9 @@ public struct StoredRun: Sendable {
     public let file: StoredFile
     public let summary: String
     public let uploaded: WallInstant
+    /// Beats per minute over the run, when its file has heart rates (and it was stored after
+    /// schema version 8).
+    public let averageHeartRate: Int64?
 
     public var format: String { file.format }
     public var sha256: String { file.sha256 }
@@ -38,6 +41,7 @@ public struct StoredRun: Sendable {
         file = try StoredFile(format: row.text("format"), sha256: row.text("sha256"), size: row.int("size"))
         summary = try row.text("summary")
         uploaded = WallInstant(nanosecondsSinceEpoch: try row.int("uploaded_ns"))
+        averageHeartRate = try row.intOrNil("heart_rate_avg")
     }
 }
 
@@ -89,4 +93,6 @@ struct NewRun: Sendable {
     let summary: String
     /// The group whose baton the pack claimed, having started the run offline.
     var batonClaim: Int64? = nil
+    /// Beats per minute over the run, when the file has heart rates.
+    var averageHeartRate: Int64? = nil
 }

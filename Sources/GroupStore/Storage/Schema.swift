@@ -223,6 +223,11 @@ enum Schema {
                     DROP INDEX leg_team
                     """),
             ]),
+        // The run list shows each run's average heart rate without reading its file. Runs stored
+        // before have none (NULL), and the list says so.
+        Migration(
+            version: 8, name: "each run's average heart rate, for the run list",
+            sql: "ALTER TABLE run ADD COLUMN heart_rate_avg INT"),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.

@@ -23,7 +23,7 @@ struct Frame: Sendable, Equatable {
         let links: [(SitePath, String)] =
             viewer == nil
             ? [(.login(), "Sign in")]
-            : [(.home, "Home"), (.device(), "Link a pack")]
+            : [(.home, "Home"), (.runs(), "Runs"), (.upload, "Upload"), (.device(), "Link a pack")]
         nav = links.map { Link(href: $0.0.path, label: $0.1, current: $0.0 == current) }
         self.viewer = viewer.map { Viewer(name: $0, signOut: SitePath.logout.path) }
     }

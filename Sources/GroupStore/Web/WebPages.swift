@@ -20,6 +20,7 @@ struct WebPages {
         registerAccountPages(pages)
         registerDevicePages(pages)
         registerGroupPages(pages)
+        registerRunPages(pages)
         pages.anyone(.get, "/static/style.css") { _, _ in
             Response(
                 status: .ok,

@@ -1,0 +1,111 @@
+import ActivityFormats
+import Foundation
+import HandoffModel
+
+/// A run's route as the page draws it in SVG: the track simplified (`RouteShape`, within 2 m and
+/// at most 2,000 points), projected with Web-Mercator and scaled into a box `width` units wide,
+/// with the start, the finish, a mark at each kilometre or mile, and dashed lines across pauses
+/// and gaps. The box keeps the projection's origin and scale (`origin`, `scale`), so a reader can
+/// turn any point back into a position.
+struct RunMap: Sendable, Equatable {
+    static let width = 480.0
+
+    var viewBox: String
+    /// The world position (Web-Mercator units) of the box's top left corner, and box units per
+    /// world unit: world = origin + box / scale.
+    var originX: String
+    var originY: String
+    var scale: String
+    var lines: [String]
+    var gaps: [Gap]
+    var start: Spot
+    var finish: Spot
+    var marks: [Mark]
+    var label: String
+    /// The tolerance the simplified line keeps, in metres, and how many points it kept.
+    var note: String
+
+    struct Spot: Sendable, Equatable {
+        var x: String
+        var y: String
+    }
+
+    struct Gap: Sendable, Equatable {
+        var x1: String
+        var y1: String
+        var x2: String
+        var y2: String
+    }
+
+    struct Mark: Sendable, Equatable {
+        var x: String
+        var y: String
+        var label: String
+    }
+
+    /// nil when the run has no positions.
+    init?(_ activity: Activity, units: Units) {
+        let shape = RouteShape(activity: activity)
+        let world = shape.segments.map { $0.map(WebMercator.project) }
+        let all = world.joined()
+        guard let first = all.first, let last = world.last?.last else { return nil }
+        var (minX, maxX, minY, maxY) = (first.x, first.x, first.y, first.y)
+        for p in all {
+            (minX, maxX, minY, maxY) = (min(minX, p.x), max(maxX, p.x), min(minY, p.y), max(maxY, p.y))
+        }
+        // At least 200 m across, a margin of 6 %, and a shape between 2:1 and 1:1.25.
+        let metersPerUnit = WebMercator.metersPerUnit(
+            atLatitude: activity.points.first { $0.latitude != nil }?.latitude ?? 0)
+        let least = 200 / max(metersPerUnit, 1)
+        var (spanX, spanY) = (max(maxX - minX, least), max(maxY - minY, least))
+        spanX = max(spanX, spanY / 1.25)
+        spanY = max(spanY, spanX / 2)
+        let (centerX, centerY) = ((minX + maxX) / 2, (minY + maxY) / 2)
+        spanX *= 1.12
+        spanY *= 1.12
+        let scale = Self.width / spanX
+        let height = (spanY * scale).rounded(.up)
+        let (originX, originY) = (centerX - spanX / 2, centerY - height / scale / 2)
+        func box(_ p: (x: Double, y: Double)) -> (x: String, y: String) {
+            (Self.number((p.x - originX) * scale), Self.number((p.y - originY) * scale))
+        }
+        viewBox = "0 0 \(Int(Self.width)) \(Int(height))"
+        self.originX = String(format: "%.15g", originX)
+        self.originY = String(format: "%.15g", originY)
+        self.scale = String(format: "%.15g", scale)
+        lines = world.map { segment in
+            segment.map {
+                let b = box($0); return b.x + "," + b.y
+            }.joined(separator: " ")
+        }
+        gaps = zip(world, world.dropFirst()).compactMap { before, after in
+            guard let end = before.last, let begin = after.first else { return nil }
+            let (a, b) = (box(end), box(begin))
+            return Gap(x1: a.x, y1: a.y, x2: b.x, y2: b.y)
+        }
+        let (s, f) = (box(first), box(last))
+        start = Spot(x: s.x, y: s.y)
+        finish = Spot(x: f.x, y: f.y)
+        marks = RouteShape.marks(of: activity, every: units.meters).map { mark in
+            let b = box(WebMercator.project(mark.position))
+            return Mark(x: b.x, y: b.y, label: String(Int((mark.distance / units.meters).rounded())))
+        }
+        let distance = units.distance(meters: activity.summary.statistics.distanceMeters)
+        label =
+            "The route, \(distance): the start in green, the finish in black, a mark at each \(units == .km ? "kilometre" : "mile")"
+        note = String(
+            format: "%d of %d positions drawn, none further than %.1f m from the line", shape.pointCount,
+            shape.recordedCount, shape.toleranceMeters)
+    }
+
+    /// A box coordinate with two decimals: 1/200 of a unit, well under a metre on any run's map.
+    static func number(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let sign = hundredths < 0 ? "-" : ""
+        let magnitude = abs(hundredths)
+        let fraction = magnitude % 100
+        return sign + String(magnitude / 100)
+            + (fraction == 0
+                ? "" : fraction % 10 == 0 ? ".\(fraction / 10)" : (fraction < 10 ? ".0\(fraction)" : ".\(fraction)"))
+    }
+}

@@ -1,0 +1,243 @@
+import ActivityFormats
+import Foundation
+import HandoffModel
+
+/// A run's page as text: the summary, the route, the charts, splits, laps, pauses and gaps,
+/// downloads and where it counted. Built by `RunPage.init` from what the owner may see.
+struct RunPage: PageModel {
+    static let template = "run"
+    var frame: Frame
+    var when: TimeText
+    var stats: [Stat]
+    var map: RunMap?
+    /// Why there is no route, when there is none.
+    var noMap: String?
+    var charts: [RunChart]
+    var splits: Splits?
+    var laps: Laps?
+    var breaks: [String]
+    var actions: Actions
+    var groups: Groups
+    /// Said when the stored file can no longer be read (a reader that changed since).
+    var unreadable: String?
+
+    struct Stat: Sendable, Equatable {
+        var label: String
+        var value: String
+    }
+
+    struct Splits: Sendable, Equatable {
+        var unit: String
+        var rows: [SplitRow]
+        var pace: String
+    }
+
+    struct SplitRow: Sendable, Equatable {
+        var number: String
+        var time: String
+        var pace: String
+        var heartRate: String
+        var climb: String
+    }
+
+    struct Laps: Sendable, Equatable {
+        var pace: String
+        var rows: [LapRow]
+    }
+
+    struct LapRow: Sendable, Equatable {
+        var number: String
+        var trigger: String
+        var distance: String
+        var time: String
+        var pace: String
+        var heartRate: String
+    }
+
+    /// The run's files to download, and where to delete it.
+    struct Actions: Sendable, Equatable {
+        var downloads: [Link]
+        var delete: String
+    }
+
+    /// Where the run counted, and where not and why.
+    struct Groups: Sendable, Equatable {
+        var counted: [Counted]
+        var notCounted: [String]
+    }
+
+    struct Counted: Sendable, Equatable {
+        var group: Link
+        var distance: String
+        var baton: Bool
+    }
+}
+
+extension RunPage {
+    /// The page of `run`, read from its file as `activity` (nil when the file cannot be read).
+    init(
+        run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], activity: Activity?, units: Units,
+        viewer: String
+    ) {
+        let sport = Self.sportName(run.sport)
+        let when = PageFormat.time(run.started)
+        frame = Frame("\(sport), \(when.text)", viewer: viewer)
+        self.when = when
+        let meters = Double(run.distanceMM) / 1000
+        let timer = Double(run.timerMS) / 1000
+        stats = [
+            Stat(label: "Distance", value: units.distance(meters: meters)),
+            Stat(label: "Elapsed time", value: Units.clock(Double(run.elapsedMS) / 1000)),
+        ]
+        map = nil
+        charts = []
+        laps = nil
+        breaks = []
+        let uuid = run.uuid
+        actions = Actions(
+            downloads: [
+                Link(
+                    href: SitePath.runDownload(uuid, format: nil).path,
+                    label: "Original \(run.format.uppercased()) file")
+            ]
+                + ["fit", "gpx", "tcx"].map {
+                    Link(href: SitePath.runDownload(uuid, format: $0).path, label: $0.uppercased())
+                },
+            delete: SitePath.runDelete(uuid).path)
+        let counted = counts.map { count in
+            Counted(
+                group: Link(href: SitePath.group(count.groupID).path, label: count.groupName),
+                distance: units.distance(meters: Double(count.distanceMM) / 1000), baton: count.legID != nil)
+        }
+        groups = Groups(
+            counted: counted, notCounted: notCounted.map { "\($0.groupName): not counted, as \($0.reason.sentence)." })
+        guard let activity else {
+            stats.append(Stat(label: "Time", value: Units.clock(timer)))
+            stats.append(Stat(label: "Pace", value: units.pace(seconds: timer, meters: meters)))
+            unreadable = "The stored file cannot be drawn: download it to look at it elsewhere."
+            return
+        }
+        let statistics = activity.summary.statistics
+        let moving = Double(statistics.movingSeconds)
+        stats.append(Stat(label: "Moving time", value: Units.clock(moving)))
+        stats.append(
+            activity.sport == .cycling
+                ? Stat(label: "Speed", value: units.speed(moving > 0 ? meters / moving : 0))
+                : Stat(label: "Pace", value: units.pace(seconds: moving > 0 ? moving : timer, meters: meters)))
+        if let average = statistics.averageHeartRate {
+            stats.append(Stat(label: "Heart rate", value: "\(Int(average.rounded())) bpm"))
+        }
+        if let highest = statistics.maximumHeartRate {
+            stats.append(Stat(label: "Highest heart rate", value: "\(highest) bpm"))
+        }
+        if let gain = Self.climb(activity.points.compactMap(\.altitudeMeters)) {
+            stats.append(Stat(label: "Elevation gain", value: "\(Int(gain.rounded())) m"))
+        }
+        if let cadence = statistics.averageCadence {
+            stats.append(Stat(label: "Cadence", value: "\(Int(cadence.rounded())) spm"))
+        }
+        if let steps = activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps {
+            stats.append(Stat(label: "Steps", value: String(steps)))
+        }
+        map = RunMap(activity, units: units)
+        if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
+        charts = RunChart.charts(activity, units: units, maximumHeartRate: nil)
+        let rows = Self.splits(activity, units: units)
+        splits = rows.isEmpty ? nil : Splits(unit: units.name, rows: rows, pace: "Pace /" + units.name)
+        let lapRows = activity.laps.enumerated().map { number, lap in
+            LapRow(
+                number: String(number + 1), trigger: lap.trigger.rawValue,
+                distance: units.distance(meters: lap.statistics.distanceMeters),
+                time: Units.clock(lap.statistics.timerSeconds),
+                pace: lap.statistics.distanceMeters > 0
+                    ? Units.clock(lap.statistics.timerSeconds / (lap.statistics.distanceMeters / units.meters)) : "–",
+                heartRate: lap.statistics.averageHeartRate.map { "\(Int($0.rounded()))" } ?? "–")
+        }
+        laps = lapRows.count < 2 ? nil : Laps(pace: "Pace /" + units.name, rows: lapRows)
+        breaks = Self.breaks(activity)
+    }
+
+    static func sportName(_ sport: String) -> String {
+        switch sport {
+        case "running": "Run"
+        case "cycling": "Ride"
+        case "walking": "Walk"
+        case "hiking": "Hike"
+        default: "Activity"
+        }
+    }
+
+    /// The climb, counting a rise only once it passes 3 m, so that a barometer's noise adds nothing.
+    static func climb(_ altitudes: [Double]) -> Double? {
+        guard var low = altitudes.first else { return nil }
+        var gain = 0.0
+        var high = low
+        for altitude in altitudes.dropFirst() {
+            if altitude > high { high = altitude }
+            if altitude < high - 3 || altitude < low {
+                if high - low >= 3 { gain += high - low }
+                low = altitude
+                high = altitude
+            }
+        }
+        if high - low >= 3 { gain += high - low }
+        return gain
+    }
+
+    /// One row per kilometre or mile (the last one partial), from the points' distances: timer
+    /// time (pauses left out), pace, average heart rate and the change in height.
+    static func splits(_ activity: Activity, units: Units) -> [SplitRow] {
+        let paused = activity.pauses.map { (Double($0.pause) / 1e9, $0.resume.map { Double($0) / 1e9 }) }
+        func timer(_ second: Int) -> Double {
+            let s = Double(second)
+            return s - paused.reduce(0) { sum, pause in sum + max(0, min(s, pause.1 ?? s) - pause.0) }
+        }
+        var rows: [SplitRow] = []
+        var from = activity.points.first
+        var beats: [Int] = []
+        for point in activity.points {
+            if let heart = point.heartRateBPM { beats.append(heart) }
+            guard let start = from else { continue }
+            let ran = point.distanceMeters - start.distanceMeters
+            let isLast = point == activity.points.last
+            guard ran >= units.meters || (isLast && ran >= units.meters * 0.05) else { continue }
+            let seconds = timer(point.elapsedSeconds) - timer(start.elapsedSeconds)
+            let climb = zip([start.altitudeMeters], [point.altitudeMeters]).compactMap { a, b in
+                a.flatMap { a in b.map { $0 - a } }
+            }.first
+            rows.append(
+                SplitRow(
+                    number: ran >= units.meters * 0.995
+                        ? String(rows.count + 1) : String(format: "%.2f", Double(rows.count) + ran / units.meters),
+                    time: Units.clock(seconds), pace: Units.clock(seconds / (ran / units.meters)),
+                    heartRate: beats.isEmpty ? "–" : String(beats.reduce(0, +) / beats.count),
+                    climb: climb.map { Int($0.rounded()) }.map { $0 > 0 ? "+\($0) m" : "\($0) m" } ?? "–"))
+            from = point
+            beats = []
+        }
+        return rows
+    }
+
+    /// The pauses and the sensors' gaps, as sentences.
+    static func breaks(_ activity: Activity) -> [String] {
+        var out = activity.pauses.map { pause in
+            let at = Units.clock(Double(pause.pause) / 1e9)
+            guard let resume = pause.resume else { return "Paused at \(at) to the end." }
+            return "Paused at \(at) for \(Units.clock(Double(resume - pause.pause) / 1e9))."
+        }
+        var open: [String: Int64] = [:]
+        for event in activity.events {
+            let sensor = event.sensor.map { "\($0)" } ?? "a sensor"
+            if event.kind == .gapStart { open[sensor] = event.offsetNanoseconds }
+            if event.kind == .gapEnd, let from = open.removeValue(forKey: sensor) {
+                out.append(
+                    "No values from \(sensor) at \(Units.clock(Double(from) / 1e9)) for \(Units.clock(Double(event.offsetNanoseconds - from) / 1e9))."
+                )
+            }
+        }
+        for (sensor, from) in open.sorted(by: { $0.value < $1.value }) {
+            out.append("No values from \(sensor) from \(Units.clock(Double(from) / 1e9)) to the end.")
+        }
+        return out
+    }
+}

@@ -1,0 +1,146 @@
+import ActivityFormats
+import Foundation
+import GroupStore
+import HTTPTypes
+import HandoffAPI
+import HandoffModel
+import Testing
+
+/// The run pages' routes: statuses, redirects and headers (the markup is the golden pages').
+@Suite("Run pages: list, page, files, delete, upload")
+struct RunPageTests {
+    static func form(_ files: [(name: String, bytes: [UInt8])]) -> (body: [UInt8], type: String) {
+        let boundary = "handoff-\(UUID().uuidString)"
+        var body: [UInt8] = []
+        for file in files {
+            body += Array(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.name)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    .utf8)
+            body += file.bytes + Array("\r\n".utf8)
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return (body, "multipart/form-data; boundary=\(boundary)")
+    }
+
+    @Test(
+        "A run's pages answer only their owner; files download as original, FIT, GPX and TCX; deleting asks, then goes",
+        arguments: Backend.available)
+    func runPages(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            _ = try await client.signUp("bob")
+            let uuid = UUID().uuidString.lowercased()
+            let start = harness.clock.now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond)
+            #expect(try await client.upload(ada, uuid: uuid, file: RunFiles.fit(start: start)).status == .created)
+            let ours = try await client.webSignIn("ada").cookie
+            let theirs = try await client.webSignIn("bob").cookie
+            let stylesheet = try await client.call(.get, "/static/style.css?v=1")
+            #expect(stylesheet.status == .ok && stylesheet.headers[.contentType] == "text/css; charset=utf-8")
+            #expect(stylesheet.headers[.cacheControl] == "public, max-age=31536000, immutable")
+
+            for path in ["/runs", "/runs/\(uuid)", "/runs/\(uuid)/delete", "/runs/upload"] {
+                let page = try await client.call(.get, path, headers: [.cookie: ours])
+                #expect(page.status == .ok && page.headers[.contentType] == "text/html; charset=utf-8", "\(path)")
+                #expect(page.headers[.contentSecurityPolicy] == WebPagesPolicy.expected, "\(path)")
+                let anonymous = try await client.call(.get, path)
+                #expect(anonymous.status == .seeOther && anonymous.headers[.location]?.hasPrefix("/login") == true)
+            }
+            #expect(
+                try await client.call(.get, "/runs?after=nonsense", headers: [.cookie: ours]).status
+                    == .unprocessableContent)
+            // Another person's run, a run that does not exist and a malformed uuid answer alike.
+            for path in ["/runs/\(uuid)", "/runs/\(UUID().uuidString)", "/runs/not-a-uuid", "/runs/\(uuid)/download"] {
+                #expect(try await client.call(.get, path, headers: [.cookie: theirs]).status == .notFound, "\(path)")
+            }
+            #expect(
+                try await client.call(.post, "/runs/\(uuid)/delete", headers: [.cookie: theirs]).status == .notFound)
+
+            let original = try await client.call(.get, "/runs/\(uuid)/download", headers: [.cookie: ours])
+            #expect(original.status == .ok && original.headers[.contentType] == "application/vnd.ant.fit")
+            #expect(original.headers[.contentDisposition] == "attachment; filename=\"\(uuid).fit\"")
+            #expect(Array(original.body) == RunFiles.fit(start: start))
+            for (format, type) in [
+                ("gpx", "application/gpx+xml"), ("tcx", "application/vnd.garmin.tcx+xml"),
+                ("fit", "application/vnd.ant.fit"),
+            ] {
+                let file = try await client.call(
+                    .get, "/runs/\(uuid)/download?format=\(format)", headers: [.cookie: ours])
+                #expect(file.status == .ok && file.headers[.contentType] == type, "\(format)")
+                #expect(file.headers[.contentDisposition] == "attachment; filename=\"\(uuid).\(format)\"")
+                let read = try ActivityFormat(rawValue: format)?.read(Array(file.body))
+                // GPX has no start of its own: its first point's time, a second in.
+                let offset =
+                    ((read?.start.nanosecondsSinceEpoch ?? 0) - start.nanosecondsSinceEpoch) / nanosecondsPerSecond
+                #expect(read?.points.count == 600 && (0...1).contains(offset), "\(format) reads back as the same run")
+            }
+            #expect(
+                try await client.call(.get, "/runs/\(uuid)/download?format=csv", headers: [.cookie: ours]).status
+                    == .unprocessableContent)
+
+            let elsewhere = try await client.call(
+                .post, "/runs/\(uuid)/delete", headers: [.cookie: ours, .origin: "https://evil.example"])
+            #expect(elsewhere.status == .forbidden)
+            let deleted = try await client.call(.post, "/runs/\(uuid)/delete", headers: [.cookie: ours])
+            #expect(deleted.status == .seeOther && deleted.headers[.location] == "/runs")
+            #expect(try await client.call(.get, "/v1/runs/\(uuid)", token: ada).status == .notFound)
+            #expect(try await client.call(.get, "/runs/\(uuid)", headers: [.cookie: ours]).status == .notFound)
+        }
+    }
+
+    @Test(
+        "Uploading from the form stores each good file once, names each refused one, and refuses forms from elsewhere",
+        arguments: Backend.available)
+    func upload(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let cookie = try await client.webSignIn("ada").cookie
+            let start = harness.clock.now.advanced(byNanoseconds: -7_200 * nanosecondsPerSecond)
+            let good = RunFiles.fit(start: start, seconds: 900, speed: 3)
+            let form = Self.form([("a.fit", good), ("<b>bad</b>.gpx", Array("<gpx".utf8))])
+            let sent = try await client.call(
+                .post, "/runs/upload", body: form.body, contentType: form.type, headers: [.cookie: cookie])
+            #expect(sent.status == .ok)
+            #expect(sent.text.contains("&lt;b&gt;bad&lt;/b&gt;.gpx"), "the refused file is named, as text")
+            let runs = try await client.call(.get, "/v1/runs", token: ada).decode(RunList.self).runs
+            #expect(runs.count == 1 && runs.first?.distanceM == 2700)
+
+            // The same file again is the same run: stored once.
+            let again = try await client.call(
+                .post, "/runs/upload", body: form.body, contentType: form.type, headers: [.cookie: cookie])
+            #expect(again.status == .ok && again.text.contains("Already stored"))
+            #expect(try await client.call(.get, "/v1/runs", token: ada).decode(RunList.self).runs.count == 1)
+
+            let bad = Self.form([("x.fit", [0, 1, 2])])
+            #expect(
+                try await client.call(
+                    .post, "/runs/upload", body: bad.body, contentType: bad.type, headers: [.cookie: cookie]
+                )
+                .status == .unprocessableContent)
+            let none = Self.form([])
+            #expect(
+                try await client.call(
+                    .post, "/runs/upload", body: none.body, contentType: none.type, headers: [.cookie: cookie]
+                )
+                .status == .unprocessableContent)
+            #expect(
+                try await client.call(
+                    .post, "/runs/upload", body: Array("file=x".utf8), contentType: "application/x-www-form-urlencoded",
+                    headers: [.cookie: cookie]
+                ).status == .badRequest)
+            let elsewhere = try await client.call(
+                .post, "/runs/upload", body: form.body, contentType: form.type,
+                headers: [.cookie: cookie, .origin: "https://evil.example"])
+            #expect(elsewhere.status == .forbidden)
+            let anonymous = try await client.call(.post, "/runs/upload", body: form.body, contentType: form.type)
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location] == "/login?next=/runs/upload")
+        }
+    }
+}
+
+/// The policy every page is sent with.
+enum WebPagesPolicy {
+    static let expected =
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+}
