@@ -41,11 +41,14 @@ public struct SignUp: Codable, Sendable, Hashable {
     public var email: String
     public var username: String
     public var password: String
+    /// A group's invite code: needed when the store makes accounts by invitation only.
+    public var inviteCode: String?
 
-    public init(email: String, username: String, password: String) {
+    public init(email: String, username: String, password: String, inviteCode: String? = nil) {
         self.email = email
         self.username = username
         self.password = password
+        self.inviteCode = inviteCode
     }
 }
 

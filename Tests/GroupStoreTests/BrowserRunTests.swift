@@ -5,19 +5,23 @@ import HandoffModel
 import TestSupport
 import Testing
 
-/// A run's pages in Chromium: uploading real watch files through the form, the run list, and the
-/// run's page with its route and charts, read back from the SVG and checked against the file.
+/// A newcomer's walk in Chromium, on both engines: sign up, create a group, a second person joins
+/// by the invite link, uploads a real FIT file (and a broken one with markup in its name), reads
+/// the run's page, whose route is un-projected within 2 m of the file's track and whose
+/// heart-rate chart is read back against the file, exports everything and deletes the account.
+/// Every page is looked at by axe-core (no serious or critical violation) and photographed at
+/// 390 and 1280 px.
 @Suite(
-    "Runs in Chromium", .serialized,
+    "A newcomer's walk in Chromium", .serialized,
     .enabled(
         if: SystemPrograms.runnable("chromium", "chromedriver") && Fixtures.available,
         "needs Chromium, chromedriver (scripts/setup --test) and ../shared/fixtures")
 )
 struct BrowserRunTests {
     @Test(
-        "Upload a real FIT file and a corrupt one from the form; the run's page draws the route within 2 m of the file's track and charts its heart rate",
+        "Sign up → create a group → join by the invite link → upload a real FIT file → its route and charts → export → delete",
         arguments: Backend.available)
-    func uploadAndRunPage(_ backend: Backend) async throws {
+    func walk(_ backend: Backend) async throws {
         let harness = try StoreHarness(backend, transport: .live)
         let fit = try Fixtures.url("files/fit/activity-small-fenix2-run.fit")
         let activity = try ActivityFormat.fit.read([UInt8](try Data(contentsOf: fit)))
@@ -29,17 +33,53 @@ struct BrowserRunTests {
         try FileManager.default.copyItem(at: fit, to: good)
         let bad = folder.appendingPathComponent("<img src=x onerror=alert(1)>.fit")
         try Data([0x0E, 0x10, 0x43, 0x08, 0x64, 0x00, 0x00, 0x00, 0x2E, 0x46, 0x49, 0x54, 0, 0]).write(to: bad)
+        let axe = try Axe.source()
 
         try await harness.run { client in
             let origin = "http://127.0.0.1:\(try #require(client.port))"
-            _ = try await client.signUp("ada")
             let browser = try await Browser()
+            var look = Look(browser: browser, axe: axe, backend: backend)
             do {
-                try await browser.open(origin + "/login?next=/runs/upload")
-                try await browser.type("ada", into: "input[name=login]")
-                try await browser.type("correct horse battery", into: "input[name=password]")
-                try await browser.click("form[action='/login'] button")
-                try await browser.waitFor("the upload page") { $0 == origin + "/runs/upload" }
+                // Ada signs up and lands on the first-visit page.
+                try await browser.open(origin + "/signup")
+                try await look.check("signup")
+                try await Self.signUp(browser, "ada")
+                try await browser.waitFor("the first-visit page") { $0 == origin + "/welcome" }
+                #expect(try await browser.text("#link-command") == "handoff link --store \(origin)")
+                try await look.check("welcome")
+
+                // She creates a group with markup in its name.
+                try await browser.click("a[href='/groups/new']")
+                try await browser.waitFor("the new group form") { $0 == origin + "/groups/new" }
+                try await look.check("group-new")
+                try await browser.type("Night <owls> & \"co\"", into: "#name")
+                try await browser.type("100", into: "#goal")
+                try await browser.click("#group-form button")
+                let groupPage = try await browser.waitFor("the group's page") {
+                    $0.hasPrefix(origin + "/groups/") && $0 != origin + "/groups/new"
+                }
+                #expect(try await browser.text("h1") == "Night <owls> & \"co\"", "the name reads as typed")
+                let invite = try #require(try await browser.attribute(try await browser.find("#invite-link"), "value"))
+                #expect(invite.hasPrefix(origin + "/join/"))
+                #expect(
+                    try await browser.script("return document.querySelector('[data-copy]').hidden") as? Bool == false)
+                try await look.check("group-owner")
+                try await browser.click("form[action='/logout'] button")
+                try await browser.waitFor("the sign-in page") { $0.hasPrefix(origin + "/login") }
+
+                // Bob opens the invite link, signs up from it and is a member.
+                try await browser.open(invite)
+                #expect(try await browser.text("h1") == "Join Night <owls> & \"co\"")
+                try await look.check("join")
+                try await browser.click(".actions a.button")
+                try await browser.waitFor("the sign-up form with the invite") { $0.contains("/signup?invite=") }
+                try await Self.signUp(browser, "bob")
+                try await browser.waitFor("the group's page") { $0 == groupPage }
+                let members = try await browser.all("#members tr")
+                #expect(members.count == 3, "a header, ada and bob")
+
+                // He uploads a real watch file and a broken one.
+                try await browser.open(origin + "/runs/upload")
                 try await browser.type(good.path + "\n" + bad.path, into: "input[type=file]")
                 try await browser.click("form[action='/runs/upload'] button")
                 let results = try await browser.all("#results li")
@@ -49,83 +89,45 @@ struct BrowserRunTests {
                 #expect(
                     refused.hasPrefix("<img src=x onerror=alert(1)>.fit: the FIT file cannot be read"), "\(refused)")
                 #expect(try await browser.all("img").isEmpty, "the file's name is text, not markup")
+                try await look.check("upload-results")
 
                 try await browser.click("#results a")
                 let page = try await browser.waitFor("the run's page") { $0.hasPrefix(origin + "/runs/") }
                 #expect(try await browser.text("h1").hasPrefix("Run, "))
-                try save(try await browser.pageScreenshot(width: 390), "run-page-390-\(backend.rawValue).png")
-                try save(try await browser.pageScreenshot(width: 1280), "run-page-1280-\(backend.rawValue).png")
-                let width =
-                    try await browser.script("return [document.documentElement.scrollWidth, window.innerWidth]")
-                    as? [Int]
-                #expect(width.map { $0[0] <= $0[1] } == true, "the page is \(width ?? []) px wide")
+                try await look.check("run")
+                try await Self.checkRoute(browser, activity)
+                try await Self.checkHeartRate(browser, activity)
 
-                // The route: every drawn point, un-projected, lies within 2 m of a recorded position.
-                let map = try #require(
-                    try await browser.script(
-                        """
-                        const svg = document.querySelector('#route svg');
-                        return [svg.dataset.originX, svg.dataset.originY, svg.dataset.scale,
-                          [...svg.querySelectorAll('polyline')].map(p => p.getAttribute('points'))];
-                        """) as? [Any])
-                let (originX, originY, scale) = (
-                    try #require(Double(map[0] as? String ?? "")), try #require(Double(map[1] as? String ?? "")),
-                    try #require(Double(map[2] as? String ?? ""))
-                )
-                let drawn = (map[3] as? [String] ?? []).flatMap { line in
-                    line.split(separator: " ").compactMap { pair -> Position? in
-                        let xy = pair.split(separator: ",").compactMap { Double($0) }
-                        guard xy.count == 2 else { return nil }
-                        return WebMercator.unproject(x: originX + xy[0] / scale, y: originY + xy[1] / scale)
-                    }
-                }
-                let recorded = activity.points.compactMap { point in
-                    point.latitude.flatMap { latitude in
-                        point.longitude.map { Position(latitude: latitude, longitude: $0) }
-                    }
-                }
-                #expect(drawn.count > 100 && drawn.count <= 2000, "\(drawn.count) points drawn")
-                let worst = drawn.map { p in recorded.map { Self.meters(p, $0) }.min() ?? .infinity }.max() ?? .infinity
-                #expect(worst < 2, "a drawn point is \(worst) m from every recorded position")
-
-                // The heart-rate chart: each point's value, read back through the chart's scale,
-                // is the average of the file's heart rates over its step of time.
-                let chart = try #require(
-                    try await browser.script(
-                        """
-                        const svg = document.querySelector('#chart-heart-rate svg');
-                        return [svg.dataset.bottom, svg.dataset.top, svg.dataset.plotBottom, svg.dataset.plotTop,
-                          [...svg.querySelectorAll('polyline')].map(p => p.getAttribute('points')).join(' ')];
-                        """) as? [String])
-                let values = chart.prefix(4).compactMap(Double.init)
-                #expect(values.count == 4)
-                let elapsed = Double(activity.points.last?.elapsedSeconds ?? 1)
-                var checked = 0
-                for pair in chart[4].split(separator: " ") {
-                    let xy = pair.split(separator: ",").compactMap { Double($0) }
-                    guard xy.count == 2, values.count == 4 else { continue }
-                    let value = values[0] + (values[2] - xy[1]) / (values[2] - values[3]) * (values[1] - values[0])
-                    let bucket = Int(((xy[0] - 44) / (480 - 44 - 8) * 240).rounded(.down))
-                    let beats = activity.points.filter {
-                        Int(Double($0.elapsedSeconds) / elapsed * 240) == bucket
-                            || (bucket == 239 && $0.elapsedSeconds == Int(elapsed))
-                    }.compactMap(\.heartRateBPM)
-                    guard !beats.isEmpty else { continue }
-                    let average = Double(beats.reduce(0, +)) / Double(beats.count)
-                    #expect(abs(value - average) < 0.5, "bucket \(bucket): drawn \(value), file \(average)")
-                    checked += 1
-                }
-                #expect(checked > 100, "\(checked) heart-rate points checked")
-
-                // The list shows it; its page links back.
                 try await browser.open(origin + "/runs")
-                let rows = try await browser.all("#runs tr")
-                #expect(rows.count == 2)
-                try save(try await browser.pageScreenshot(width: 390), "runs-390-\(backend.rawValue).png")
+                #expect(try await browser.all("#runs tr").count == 2)
                 #expect(
                     try await browser.attribute(try await browser.find("#runs a"), "href").map { origin + $0 } == page)
-                let requested = try await browser.requestedURLs()
-                let elsewhere = requested.filter { !$0.hasPrefix(origin + "/") }
+                try await look.check("runs")
+
+                // Settings: export everything, then delete the account.
+                try await browser.open(origin + "/settings")
+                try await look.check("settings")
+                // The export link downloads what the store answers with the browser's own cookie.
+                let href = try #require(
+                    try await browser.attribute(try await browser.find("a[download][href$='/export']"), "href"))
+                let export = try await client.call(
+                    .get, href, headers: [.cookie: try await browser.cookieHeader()], ownConnection: true)
+                #expect(export.status == .ok && export.headers[.contentType] == "application/zip")
+                let names = ZipReading.names(Array(export.body))
+                #expect(
+                    names.contains("account.json") && names.contains { $0.hasSuffix(".fit") }
+                        && names.contains { $0.hasSuffix(".gpx") }, "\(names)")
+                try await browser.type("correct horse battery", into: "#delete-password")
+                try await browser.click("#delete input[name=confirm]")
+                try await browser.click("#delete button")
+                try await browser.waitFor("the answer to deleting") { $0 == origin + "/settings/delete" }
+                #expect(try await browser.text("h1") == "Account deleted")
+                try await browser.open(origin + "/settings")
+                try await browser.waitFor("the sign-in page") { $0.hasPrefix(origin + "/login") }
+
+                let elsewhere = try await browser.requestedURLs().filter {
+                    !$0.hasPrefix(origin + "/") && !$0.hasPrefix("data:")
+                }
                 #expect(elsewhere.isEmpty, "requests off the store: \(elsewhere)")
             } catch {
                 await browser.close()
@@ -133,6 +135,69 @@ struct BrowserRunTests {
             }
             await browser.close()
         }
+    }
+
+    static func signUp(_ browser: Browser, _ name: String) async throws {
+        try await browser.type("\(name)@example.org", into: "#email")
+        try await browser.type(name, into: "#username")
+        try await browser.type("correct horse battery", into: "#password")
+        try await browser.click("form[action^='/signup'] button")
+    }
+
+    /// Every drawn point of the route, un-projected, lies within 2 m of a recorded position.
+    static func checkRoute(_ browser: Browser, _ activity: Activity) async throws {
+        let map = try #require(
+            try await browser.script(
+                """
+                const svg = document.querySelector('#route svg');
+                return [svg.dataset.originX, svg.dataset.originY, svg.dataset.scale,
+                  [...svg.querySelectorAll('polyline')].map(p => p.getAttribute('points'))];
+                """) as? [Any])
+        let origin = try (0..<3).map { try #require(Double(map[$0] as? String ?? "")) }
+        let drawn = (map[3] as? [String] ?? []).flatMap { line in
+            line.split(separator: " ").compactMap { pair -> Position? in
+                let xy = pair.split(separator: ",").compactMap { Double($0) }
+                guard xy.count == 2 else { return nil }
+                return WebMercator.unproject(x: origin[0] + xy[0] / origin[2], y: origin[1] + xy[1] / origin[2])
+            }
+        }
+        let recorded = activity.points.compactMap { point in
+            point.latitude.flatMap { latitude in point.longitude.map { Position(latitude: latitude, longitude: $0) } }
+        }
+        #expect(drawn.count > 100 && drawn.count <= 2000, "\(drawn.count) points drawn")
+        let worst = drawn.map { p in recorded.map { meters(p, $0) }.min() ?? .infinity }.max() ?? .infinity
+        #expect(worst < 2, "a drawn point is \(worst) m from every recorded position")
+    }
+
+    /// Each point of the heart-rate chart, read back through the chart's scale, is the average of
+    /// the file's heart rates over its step of time.
+    static func checkHeartRate(_ browser: Browser, _ activity: Activity) async throws {
+        let chart = try #require(
+            try await browser.script(
+                """
+                const svg = document.querySelector('#chart-heart-rate svg');
+                return [svg.dataset.bottom, svg.dataset.top, svg.dataset.plotBottom, svg.dataset.plotTop,
+                  [...svg.querySelectorAll('polyline')].map(p => p.getAttribute('points')).join(' ')];
+                """) as? [String])
+        let scale = chart.prefix(4).compactMap(Double.init)
+        #expect(scale.count == 4)
+        guard scale.count == 4 else { return }
+        let elapsed = Double(activity.points.last?.elapsedSeconds ?? 1)
+        var checked = 0
+        for pair in chart[4].split(separator: " ") {
+            let xy = pair.split(separator: ",").compactMap { Double($0) }
+            guard xy.count == 2 else { continue }
+            let value = scale[0] + (scale[2] - xy[1]) / (scale[2] - scale[3]) * (scale[1] - scale[0])
+            let bucket = Int(((xy[0] - 44) / (480 - 44 - 8) * 240).rounded(.down))
+            let beats = activity.points.filter {
+                min(239, Int(Double($0.elapsedSeconds) / elapsed * 240)) == bucket
+            }.compactMap(\.heartRateBPM)
+            guard !beats.isEmpty else { continue }
+            let average = Double(beats.reduce(0, +)) / Double(beats.count)
+            #expect(abs(value - average) < 0.5, "bucket \(bucket): drawn \(value), file \(average)")
+            checked += 1
+        }
+        #expect(checked > 100, "\(checked) heart-rate points checked")
     }
 
     /// Great-circle distance in metres (haversine).
@@ -144,8 +209,59 @@ struct BrowserRunTests {
         let h = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
         return 2 * r * asin(min(1, sqrt(h)))
     }
+}
 
-    func save(_ png: Data, _ name: String) throws {
-        try BrowserTests().save(png, name)
+/// Looks at a page: axe-core finds no serious or critical violation, it is no wider than the
+/// window, and it is photographed at 390 and 1280 px.
+struct Look {
+    let browser: Browser
+    let axe: String
+    let backend: Backend
+
+    mutating func check(_ name: String) async throws {
+        for width in [1280, 390] {
+            try BrowserTests().save(
+                try await browser.pageScreenshot(width: width), "walk-\(name)-\(width)-\(backend.rawValue).png")
+            let size =
+                try await browser.script("return [document.documentElement.scrollWidth, window.innerWidth]") as? [Int]
+            #expect(size.map { $0[0] <= $0[1] } == true, "\(name) at \(width) px is \(size ?? []) px wide")
+        }
+        let found = try await browser.asyncScript(
+            axe + """
+
+                const done = arguments[arguments.length - 1];
+                axe.run(document, { resultTypes: ['violations'] }).then(results => done(
+                  results.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+                    .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))));
+                """)
+        let violations = found as? [String] ?? ["axe gave no answer: \(String(describing: found))"]
+        #expect(violations.isEmpty, "\(name): \(violations)")
+    }
+}
+
+/// axe-core as axe-selenium-python bundles it (scripts/setup --test installs it).
+enum Axe {
+    struct Missing: Error, CustomStringConvertible {
+        var description: String { "axe-core is missing: run scripts/setup --test (it installs axe-selenium-python)" }
+    }
+
+    static func source() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import axe_selenium_python, os; print(os.path.join(os.path.dirname(axe_selenium_python.__file__), 'node_modules', 'axe-core', 'axe.min.js'))",
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let path = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0, let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw Missing()
+        }
+        return text
     }
 }

@@ -101,7 +101,8 @@ struct BrowserTests {
                 #expect(try await browser.text(sinceTime) == formatter.string(from: sinceDate))
                 let members = try await browser.all("#members tr")
                 #expect(members.count == 3, "a header and two members")
-                #expect(try await browser.text(members[1]) == "1 bob 5.0 km 5.0 km 1")
+                #expect(
+                    try await browser.text(members[1]) == "1 bob Remove 5.0 km 5.0 km 1", "the owner may remove bob")
                 #expect(try await browser.text(members[2]) == "2 ada (owner) 0.0 km 0.0 km 0")
                 let legs = try await browser.all("#legs tr")
                 #expect(legs.count == 3, "a header, ada's running leg and bob's passed one")
@@ -133,7 +134,8 @@ struct BrowserTests {
                 // (a blocked style or a request refused by the policy would be logged there).
                 let requested = try await browser.requestedURLs()
                 #expect(requested.count >= 8)
-                let elsewhere = requested.filter { !$0.hasPrefix(origin + "/") }
+                // Chromium draws its own controls (a date field's calendar) from data: addresses.
+                let elsewhere = requested.filter { !$0.hasPrefix(origin + "/") && !$0.hasPrefix("data:") }
                 #expect(elsewhere.isEmpty, "requests off the store: \(elsewhere)")
                 let console = try await browser.consoleMessages().filter { message in
                     // The wrong password's page answered 401 on purpose.

@@ -43,7 +43,8 @@ struct OpenAPITypesTests {
         "Health": Health(status: "ok", version: "0"),
         "Account": account,
         "SignedIn": SignedIn(account: account, token: "t", expiresAt: "2026-12-01T00:00:00Z"),
-        "SignUp": SignUp(email: "ada@example.org", username: "ada", password: "correct horse battery"),
+        "SignUp": SignUp(
+            email: "ada@example.org", username: "ada", password: "correct horse battery", inviteCode: "abcdefghjk"),
         "SignIn": SignIn(login: "ada", password: "correct horse battery"),
         "AccountChange": AccountChange(username: "ada", email: "a@example.org", password: "p", currentPassword: "q"),
         "AccountDeletion": AccountDeletion(password: "p"),

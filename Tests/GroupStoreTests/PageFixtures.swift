@@ -21,6 +21,19 @@ struct PageFixture: Sendable {
     static func all(_ t: @escaping @Sendable (String) -> String) throws -> [PageFixture] {
         let f = PageMakers(t: t)
         return [
+            PageFixture(name: "signup", model: f.signUp(.open)),
+            PageFixture(name: "signup-taken", model: f.signUp(.error)),
+            PageFixture(name: "signup-invite-only", model: f.signUp(.closed)),
+            PageFixture(name: "welcome", model: f.welcome()),
+            PageFixture(name: "settings", model: f.settings(notice: true)),
+            PageFixture(name: "settings-error", model: f.settings(notice: false)),
+            PageFixture(name: "group-new", model: f.newGroup(error: false)),
+            PageFixture(name: "group-new-error", model: f.newGroup(error: true)),
+            PageFixture(name: "join", model: f.join(.anonymous)),
+            PageFixture(name: "join-member", model: f.join(.member)),
+            PageFixture(name: "join-signed-in", model: f.join(.join)),
+            PageFixture(name: "join-unknown", model: f.join(.unknown)),
+            PageFixture(name: "group-owner", model: f.ownedGroup()),
             PageFixture(name: "runs", model: try f.runList(empty: false)),
             PageFixture(name: "runs-none", model: try f.runList(empty: true)),
             PageFixture(name: "upload", model: f.upload(results: false)),
@@ -55,6 +68,7 @@ struct PageMakers {
         frame.home = t(frame.home)
         // Not the stylesheet's version: the golden pages stay as they are when only it changes.
         frame.stylesheet = t("/static/style.css?v=golden")
+        frame.script = t("/static/app.js?v=golden")
         frame.nav = frame.nav.map { link($0) }
         if let viewer = frame.viewer { frame.viewer?.signOut = t(viewer.signOut) }
         return frame
@@ -244,7 +258,7 @@ extension PageMakers {
 
     func runList(empty: Bool) throws -> RunListPage {
         var page = RunListPage(
-            runs: empty ? [] : [try Self.storedRun], next: empty ? nil : "1.2", units: .km, viewer: "ada")
+            runs: empty ? [] : [try Self.storedRun], next: empty ? nil : "1.2", reader: .standard, viewer: "ada")
         page.frame = frame("Your runs", viewer: "ada", current: .runs())
         page.upload = t(page.upload)
         page.rows = page.rows.map {
@@ -276,7 +290,7 @@ extension PageMakers {
         var page = RunDeletePage(
             run: try Self.storedRun,
             counts: [RunCount(groupID: 7, groupName: "Night owls", legID: 3, distanceMM: 3_840_000)],
-            units: .km, viewer: "ada")
+            reader: .standard, viewer: "ada")
         page.frame = frame(page.frame.title, viewer: "ada")
         page.action = t(page.action)
         page.back = t(page.back)
@@ -292,7 +306,8 @@ extension PageMakers {
             run: try Self.storedRun,
             counts: [RunCount(groupID: 7, groupName: "Night owls", legID: 3, distanceMM: 3_840_000)],
             notCounted: [RunNotCounted(groupID: 8, groupName: "Track Tuesdays", reason: .startedBeforeJoining)],
-            activity: state == .outdoor ? Self.activity : state == .indoor ? Self.indoorActivity : nil, units: .km,
+            activity: state == .outdoor ? Self.activity : state == .indoor ? Self.indoorActivity : nil,
+            reader: .standard,
             viewer: "ada")
         page.frame = frame(page.frame.title, viewer: "ada")
         page.when = TimeText(iso: t(page.when.iso), text: t(page.when.text))
@@ -360,5 +375,122 @@ extension PageMakers {
         (chart.axisY, chart.axisRight) = (t(chart.axisY), t(chart.axisRight))
         chart.scale = .init(bottom: t(chart.scale.bottom), top: t(chart.scale.top))
         return chart
+    }
+}
+
+/// The account and group forms' fixtures.
+extension PageMakers {
+    func preferences(next: String) -> Preferences {
+        var preferences = Preferences(
+            Reader(units: .mi, zone: "Europe/Vienna"), next: next, zones: ["UTC", "America/New_York", "Europe/Vienna"])
+        preferences.action = t(preferences.action)
+        preferences.next = t(preferences.next)
+        preferences.units = preferences.units.map {
+            .init(value: t($0.value), label: t($0.label), selected: $0.selected)
+        }
+        preferences.zones = preferences.zones.map { .init(name: t($0.name), selected: $0.selected) }
+        return preferences
+    }
+
+    enum SignUpState { case open, error, closed }
+
+    func signUp(_ state: SignUpState) -> SignUpPage {
+        var page = SignUpPage(policy: state == .closed ? .invite : .open, invite: state == .error ? "abcdefghjk" : nil)
+        page.frame = frame("Create an account", viewer: nil, current: .signup())
+        page.signIn = t(page.signIn)
+        page.closed = page.closed.map(t)
+        if var form = page.form {
+            form.action = t(form.action)
+            form.invite = t(form.invite)
+            form.email = t(state == .error ? "ada@example.org" : "")
+            form.username = t(state == .error ? "ada" : "")
+            page.form = form
+        }
+        if state == .error { page.error = t("the username ada is taken: choose another") }
+        return page
+    }
+
+    func welcome() -> WelcomePage {
+        var page = WelcomePage(viewer: "ada", reader: .standard, origin: "https://club.example.org")
+        page.frame = frame(page.frame.title, viewer: "ada")
+        page.preferences = preferences(next: "/welcome")
+        (page.command, page.device, page.newGroup, page.home) = (
+            t(page.command), t(page.device), t(page.newGroup), t(page.home)
+        )
+        return page
+    }
+
+    func settings(notice: Bool) -> SettingsPage {
+        var account = Account(
+            id: 1, email: "ada@example.org", username: "ada", passwordHash: "", created: PageFixture.now)
+        account.units = "mi"
+        var page = SettingsPage(account: account, packs: packs(notice), runs: 12, groups: notice ? 2 : 0)
+        page.frame = frame("Settings", viewer: "ada", current: .settings)
+        page.preferences = preferences(next: "/settings")
+        if notice {
+            page.notice = t("Saved your username and email.")
+        } else {
+            page.error = t("give your current password")
+        }
+        page.account = .init(
+            action: t(page.account.action), username: t(page.account.username), email: t(page.account.email))
+        (page.password, page.export) = (t(page.password), t(page.export))
+        page.delete = .init(action: t(page.delete.action), consequence: t(page.delete.consequence))
+        return page
+    }
+
+    func groupForm(_ form: GroupForm) -> GroupForm {
+        var form = form
+        (form.action, form.button, form.name, form.unit) = (t(form.action), t(form.button), t(form.name), t(form.unit))
+        (form.goal, form.deadline, form.lease) = (t(form.goal), t(form.deadline), t(form.lease))
+        return form
+    }
+
+    func newGroup(error: Bool) -> NewGroupPage {
+        var form = GroupForm(reader: .standard, leaseSeconds: 6 * 3600)
+        if error { (form.name, form.goal, form.autoPass) = ("Night owls", "-5", true) }
+        return NewGroupPage(
+            frame: frame("Create a group", viewer: "ada", current: .newGroup),
+            error: error ? t("the goal is a distance in metres, from 1 m to 100,000 km") : nil,
+            groupForm: groupForm(form))
+    }
+
+    enum JoinState { case anonymous, member, join, unknown }
+
+    func join(_ state: JoinState) -> JoinPage {
+        var page = JoinPage(
+            frame: frame(
+                state == .unknown ? "No such invitation" : "Join Night owls", viewer: state == .anonymous ? nil : "ada")
+        )
+        guard state != .unknown else {
+            page.error = t("No group has this invite link: check it with the person who sent it.")
+            return page
+        }
+        page.group = .init(
+            total: t("125.0 km"), goal: t("500.0 km"), deadline: time(-86_400 * 30), count: t("3 members"),
+            members: [t("bob"), t("cleo"), t("dan")])
+        switch state {
+        case .anonymous:
+            page.anonymous = .init(signUp: t("/signup?invite=abcdefghjk"), signIn: t("/login?next=/join/abcdefghjk"))
+        case .member: page.member = t("/groups/7")
+        default: page.join = t("/join/abcdefghjk")
+        }
+        return page
+    }
+
+    /// The owner's view of the group page: invite, settings, remove buttons, leave.
+    func ownedGroup() -> GroupPageModel {
+        var model = group(.top)
+        model.invite = .init(link: t("https://club.example.org/join/abcdefghjk"))
+        var form = GroupForm(reader: .standard, leaseSeconds: 6 * 3600)
+        (form.action, form.button, form.name, form.goal, form.deadline) = (
+            "/groups/7/edit", "Save", "Night owls", "500", "2026-12-25"
+        )
+        model.manage = .init(groupForm: groupForm(form))
+        model.leave = .init(action: t("/groups/7/leave"), consequence: t("What you ran stays in the group's total."))
+        for index in model.listing.rows.indices where !model.listing.rows[index].isMe {
+            model.listing.rows[index].remove = t("/groups/7/members/\(index + 2)/remove")
+        }
+        return model
     }
 }

@@ -182,7 +182,7 @@ extension PagingTests {
                 .get, try #require(Self.nextLink(page.text)), headers: [.cookie: cookie])
             #expect(second.status == .ok && second.body.count < 100_000, "\(second.body.count) bytes")
             #expect(Self.memberRows(second.text) == 51)
-            #expect(second.text.contains("<td class=\"n\">11</td><td>\(expected[10].username)</td>"))
+            #expect(second.text.contains("<td class=\"n\">11</td><td>\(expected[10].username) <form"))
             #expect(second.text.contains("<a href=\"/groups/\(id)\">Top</a>") && Self.nextLink(second.text) != nil)
 
             let search = try await client.call(.get, "/groups/\(id)?q=Runner12", headers: [.cookie: cookie])

@@ -165,6 +165,19 @@ final class Browser: @unchecked Sendable {
         try await command("POST", "execute/sync", ["script": source, "args": arguments])
     }
 
+    /// Runs a script that calls its last argument, the callback, with a JSON-able result.
+    func asyncScript(_ source: String, _ arguments: [Any] = []) async throws -> Any? {
+        try await command("POST", "execute/async", ["script": source, "args": arguments])
+    }
+
+    /// The browser's cookie for this site as a `Cookie` header's value (WebDriver sees HttpOnly ones).
+    func cookieHeader() async throws -> String {
+        let cookies = try await command("GET", "cookie") as? [[String: Any]] ?? []
+        return cookies.compactMap { cookie in
+            (cookie["name"] as? String).flatMap { name in (cookie["value"] as? String).map { "\(name)=\($0)" } }
+        }.joined(separator: "; ")
+    }
+
     /// Sets the window's size in CSS pixels.
     func resize(width: Int, height: Int) async throws {
         _ = try await command("POST", "window/rect", ["width": width, "height": height])

@@ -14,10 +14,13 @@ extension WebPages {
                 HomePage(
                     frame: Frame("Your groups", viewer: account.username, current: .home),
                     groups: groups.map { Link(href: SitePath.group($0.id).path, label: $0.name) },
-                    packs: PacksPart(devices, now: services.now())))
+                    packs: PacksPart(devices, now: services.now(), zone: account.timeZone)))
         }
         router.anyone(.get, "/login") { request, _ in
-            Self.render(LoginPage(next: Self.safeNext(request.uri.queryParameters["next"].map(String.init))))
+            Self.render(
+                LoginPage(
+                    next: Self.safeNext(request.uri.queryParameters["next"].map(String.init)),
+                    signUp: services.configuration.accounts.signUps == .open ? SitePath.signup().path : nil))
         }
         router.anyone(.post, "/login") { request, context in
             let form = try await Self.form(request, context)
@@ -30,14 +33,14 @@ extension WebPages {
                 var response = Self.redirect(next)
                 // "Stay signed in" keeps the cookie for the session's lifetime; otherwise it ends
                 // with the browser.
-                let lifetime = remember ? "; Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)" : ""
-                response.headers[.setCookie] =
-                    "\(Self.cookie)=\(issued.token); Path=/; HttpOnly; SameSite=Strict\(secure)\(lifetime)"
+                response.headers[.setCookie] = sessionCookie(issued.token, remember: remember)
                 return response
             } catch let error as StoreError {
                 // What was typed stays, but the password.
                 var response = Self.render(
-                    LoginPage(next: next, login: form["login"] ?? "", remember: remember, error: error.message),
+                    LoginPage(
+                        next: next, login: form["login"] ?? "", remember: remember, error: error.message,
+                        signUp: services.configuration.accounts.signUps == .open ? SitePath.signup().path : nil),
                     status: error.status)
                 if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
                 return response

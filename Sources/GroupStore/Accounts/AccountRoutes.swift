@@ -11,9 +11,14 @@ struct AccountRoutes {
     func register(_ router: RouteRecorder) {
         router.post("/v1/accounts") { request, context in
             let body = try await request.json(SignUp.self, context)
+            let invite = body.inviteCode?.trimmingCharacters(in: .whitespaces).lowercased()
             let (account, issued) = try await accounts.signUp(
                 email: body.email, username: body.username, password: body.password,
-                address: services.clientAddress(request, context))
+                address: services.clientAddress(request, context), inviteCode: invite)
+            // Signing up with a group's invite code joins the group too.
+            if let invite, !invite.isEmpty {
+                _ = try? await services.repository.join(inviteCode: invite, account: account.id, now: services.now())
+            }
             context.logger.info("Account created", metadata: ["account": "\(account.id)"])
             return EditedResponse(status: .created, response: SignedIn(account, issued))
         }

@@ -24,7 +24,15 @@ public struct AccountService: Sendable {
         /// that are answered `503` with `Retry-After`.
         public var bcryptConcurrency = 2
         public var bcryptQueue = 64
+        /// Who may make an account.
+        public var signUps = SignUps.open
         public init() {}
+    }
+
+    /// Who may make an account: anyone, only someone with a group's invite code, or nobody (the
+    /// operator makes accounts).
+    public enum SignUps: String, Sendable, CaseIterable {
+        case open, invite, closed
     }
 
     let repository: StoreRepository
@@ -61,10 +69,24 @@ public struct AccountService: Sendable {
     /// A new account and its first session. Sign-ups are counted per client `address` before
     /// any password is hashed.
     public func signUp(
-        email: String, username: String, password: String, address: String
+        email: String, username: String, password: String, address: String, inviteCode: String? = nil
     ) async throws -> (
         Account, Issued
     ) {
+        // The first account is the operator's, whatever the policy: someone has to make the
+        // first group.
+        switch try await repository.hasAccounts() ? configuration.signUps : .open {
+        case .open: break
+        case .closed:
+            throw StoreError(
+                .forbidden, "signups_closed", "this store makes no new accounts: ask its operator for one")
+        case .invite:
+            guard let inviteCode, try await repository.inviteExists(inviteCode.lowercased()) else {
+                throw StoreError(
+                    .forbidden, "invite_only",
+                    "this store makes accounts by invitation: open the invite link a group's member sent you")
+            }
+        }
         let email = try AccountRules.email(email)
         let username = try AccountRules.username(username)
         try AccountRules.password(password)

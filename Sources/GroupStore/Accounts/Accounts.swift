@@ -8,6 +8,10 @@ public struct Account: Sendable, Equatable {
     public var username: String
     public var passwordHash: String
     public var created: WallInstant
+    /// "km" or "mi", for every page.
+    public var units = "km"
+    /// An IANA time zone name, for every time on every page.
+    public var timeZone = "UTC"
 }
 
 /// What a bearer token may do: a person's session does everything; a pack's device token only

@@ -5,7 +5,8 @@ extension StoreRepository {
     static func account(_ row: SQLRow) throws(SQLError) -> Account {
         try Account(
             id: row.int("id"), email: row.text("email"), username: row.text("username"),
-            passwordHash: row.text("password_hash"), created: WallInstant(nanosecondsSinceEpoch: row.int("created_ns")))
+            passwordHash: row.text("password_hash"), created: WallInstant(nanosecondsSinceEpoch: row.int("created_ns")),
+            units: row.text("units"), timeZone: row.text("time_zone"))
     }
 
     /// Creates an account; a taken email or username is a 409 naming which.
@@ -39,6 +40,30 @@ extension StoreRepository {
         {
             throw StoreError(.conflict, "username_taken", "the username \(username) is taken: choose another")
         }
+    }
+
+    /// Sets the units and the time zone the person reads pages in.
+    func setPreferences(account: Int64, units: String, timeZone: String) async throws {
+        try await write { db in
+            try await db.query("UPDATE account SET units = ?, time_zone = ? WHERE id = ?", units, timeZone, account)
+        }
+    }
+
+    /// Whether any account exists yet.
+    func hasAccounts() async throws -> Bool {
+        try await read { db in try await db.one("SELECT 1 AS x FROM account LIMIT 1") != nil }
+    }
+
+    /// How many runs the account has.
+    func runCount(account: Int64) async throws -> Int {
+        try await read { db in
+            Int(try await db.one("SELECT count(*) AS n FROM run WHERE account_id = ?", account)?.int("n") ?? 0)
+        }
+    }
+
+    /// Whether a group has this invite code (sign-ups by invitation).
+    func inviteExists(_ code: String) async throws -> Bool {
+        try await read { db in try await db.one("SELECT 1 AS x FROM team WHERE invite_code = ?", code) != nil }
     }
 
     func account(id: Int64) async throws -> Account? {

@@ -18,6 +18,8 @@ enum SitePath: Equatable {
     case group(Int64, q: String? = nil, after: String? = nil)
     /// The stylesheet, its address naming its version.
     case stylesheet
+    /// The pages' one script, its address naming its version.
+    case script
     /// The person's runs, newest first, from the cursor `after`.
     case runs(after: String? = nil)
     case run(String)
@@ -26,6 +28,22 @@ enum SitePath: Equatable {
     /// The question before a run is deleted, and the form that deletes it.
     case runDelete(String)
     case upload
+    /// The sign-up form; with a group's invite code, it joins that group too.
+    case signup(invite: String? = nil)
+    /// The first-visit page of a new account.
+    case welcome
+    case settings
+    case preferences
+    case settingsAccount
+    case settingsPassword
+    case deleteAccount
+    case export
+    case newGroup
+    /// The page an invite link opens.
+    case join(String)
+    case editGroup(Int64)
+    case leaveGroup(Int64)
+    case removeMember(Int64, Int64)
 
     /// The path with its query, percent-encoded: ready for a `Location` as it is (it holds no `"`,
     /// `<`, `>` nor `'`); a page's template escapes it like any other value.
@@ -38,13 +56,27 @@ enum SitePath: Equatable {
         case .unlinkDevice(let id): "/devices/\(id)/unlink"
         case .group(let id, let q, let after):
             "/groups/\(id)" + Self.query([("q", q), ("after", after)])
-        case .stylesheet: "/static/style.css" + Self.query("v", Stylesheet.version)
+        case .stylesheet: "/static/style.css" + Self.query("v", StaticFile.stylesheet.version)
+        case .script: "/static/app.js" + Self.query("v", StaticFile.script.version)
         case .runs(let after): "/runs" + Self.query("after", after)
         case .run(let uuid): "/runs/" + Self.percentEncode(uuid)
         case .runDownload(let uuid, let format):
             "/runs/\(Self.percentEncode(uuid))/download" + Self.query("format", format)
         case .runDelete(let uuid): "/runs/\(Self.percentEncode(uuid))/delete"
         case .upload: "/runs/upload"
+        case .signup(let invite): "/signup" + Self.query("invite", invite)
+        case .welcome: "/welcome"
+        case .settings: "/settings"
+        case .preferences: "/settings/preferences"
+        case .settingsAccount: "/settings/account"
+        case .settingsPassword: "/settings/password"
+        case .deleteAccount: "/settings/delete"
+        case .export: "/settings/export"
+        case .newGroup: "/groups/new"
+        case .join(let code): "/join/" + Self.percentEncode(code)
+        case .editGroup(let id): "/groups/\(id)/edit"
+        case .leaveGroup(let id): "/groups/\(id)/leave"
+        case .removeMember(let id, let account): "/groups/\(id)/members/\(account)/remove"
         }
     }
 

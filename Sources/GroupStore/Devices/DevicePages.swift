@@ -103,10 +103,10 @@ struct PacksPart: Sendable, Equatable {
 
     init(rows: [Row]) { self.rows = rows }
 
-    init(_ devices: [Device], now: WallInstant) {
+    init(_ devices: [Device], now: WallInstant, zone: String = "UTC") {
         rows = devices.map { device in
             Row(
-                name: device.name, linked: PageFormat.time(device.created),
+                name: device.name, linked: PageFormat.time(device.created, zone: zone),
                 lastHeard: PageFormat.duration(now.nanosecondsSinceEpoch - device.lastSeen.nanosecondsSinceEpoch),
                 unlink: SitePath.unlinkDevice(device.id).path)
         }

@@ -31,7 +31,9 @@ extension WebPages {
                         ).page
                 }
                 return Self.render(
-                    GroupPage.model(progress, listing, page, now: now, viewer: account.username))
+                    GroupPage.model(
+                        progress, listing, page, now: now, viewer: account.username, reader: Reader(account),
+                        origin: services.origin(request)))
             } catch let error as StoreError where error.status == .notFound {
                 return Self.message("Not found", error.message, status: .notFound, account: account)
             } catch let error as StoreError where [.unprocessableContent, .badRequest].contains(error.status) {
@@ -86,69 +88,86 @@ enum GroupPage {
 
     /// The page's model: what the viewer may see of the group, as text.
     static func model(
-        _ progress: Progress, _ listing: Listing, _ page: Page<Member>?, now: WallInstant, viewer: String
+        _ progress: Progress, _ listing: Listing, _ page: Page<Member>?, now: WallInstant, viewer: String,
+        reader: Reader = .standard, origin: String = ""
     ) -> GroupPageModel {
+        let units = reader.units
+        let isOwner = progress.me?.accountID != nil && progress.me?.accountID == progress.group.ownerID
         let group = progress.group
         let fraction = group.goalMM > 0 ? min(1, Double(group.totalMM) / Double(group.goalMM)) : 0
         var model = GroupPageModel(
             frame: Frame(group.name, viewer: viewer),
             goal: .init(
-                total: PageFormat.km(group.totalMM), target: PageFormat.km(group.goalMM),
-                percent: String(format: "%.1f", fraction * 100), deadline: group.deadline.map(PageFormat.time)),
+                total: PageFormat.distance(group.totalMM, units), target: PageFormat.distance(group.goalMM, units),
+                percent: String(format: "%.1f", fraction * 100),
+                deadline: group.deadline.map { PageFormat.time($0, zone: reader.zone) }),
             search: .init(action: SitePath.group(group.id).path, q: ""),
             listing: .init(rows: []))
         if let holder = progress.baton.holderName, let since = progress.baton.since {
             model.held = .init(
-                holder: holder, since: PageFormat.time(since),
+                holder: holder, since: PageFormat.time(since, zone: reader.zone),
                 ago: PageFormat.duration(now.nanosecondsSinceEpoch - since.nanosecondsSinceEpoch))
         }
         if let me = progress.me, let rank = me.rank {
             model.place = .init(
-                rank: String(rank), count: String(progress.memberCount), distance: PageFormat.km(me.distanceMM))
+                rank: String(rank), count: String(progress.memberCount),
+                distance: PageFormat.distance(me.distanceMM, units))
         }
         let next: String?
         switch listing {
         case .top:
-            var rows = progress.members.map { row($0, progress) }
+            var rows = progress.members.map { row($0, progress, units) }
             if let me = progress.me, !progress.members.contains(where: { $0.accountID == me.accountID }) {
-                var mine = row(me, progress)
+                var mine = row(me, progress, units)
                 mine.gapBefore = true
                 rows.append(mine)
             }
             model.listing = .init(rows: rows)
-            if group.formerMM > 0 { model.listing.former = PageFormat.km(group.formerMM) }
+            if group.formerMM > 0 { model.listing.former = PageFormat.distance(group.formerMM, units) }
             next = progress.top.next.map { SitePath.group(group.id, after: $0.text).path }
         case .after:
-            model.listing = .init(rows: (page?.rows ?? []).map { row($0, progress) }, empty: "No more members.")
+            model.listing = .init(rows: (page?.rows ?? []).map { row($0, progress, units) }, empty: "No more members.")
             next = page?.next.map { SitePath.group(group.id, after: $0.text).path }
         case .search(let q, _, _):
             model.search.q = q
             model.listing = .init(
-                rows: (page?.rows ?? []).map { row($0, progress) },
+                rows: (page?.rows ?? []).map { row($0, progress, units) },
                 intro: "Names that start with “\(q)”:", empty: "No member's name starts with “\(q)”.")
             next = page?.next.map { SitePath.group(group.id, q: q, after: $0.text).path }
         }
         var top: Link?
         if case .top = listing {} else { top = Link(href: SitePath.group(group.id).path, label: "Top") }
+        model.invite = GroupPageModel.Invite(link: origin + SitePath.join(group.inviteCode).path)
+        if isOwner {
+            model.manage = GroupPageModel.Manage(groupForm: GroupForm(group, reader: reader))
+        }
+        model.leave = GroupPageModel.Leave(
+            action: SitePath.leaveGroup(group.id).path,
+            consequence: "What you ran stays in the group's total, as a former member's"
+                + (isOwner ? "; the group passes to its longest-standing member." : "."))
         if top != nil || next != nil {
             model.pager = .init(top: top, next: next.map { Link(href: $0, label: "Next →") })
         }
         model.legs = progress.legs.rows.map { leg in
             GroupPageModel.Leg(
-                runner: leg.username ?? "a former member", taken: PageFormat.time(leg.taken),
-                ended: leg.ended.map(PageFormat.time),
+                runner: leg.username ?? "a former member", taken: PageFormat.time(leg.taken, zone: reader.zone),
+                ended: leg.ended.map { PageFormat.time($0, zone: reader.zone) },
                 how: (leg.endedHow ?? "") + (leg.passedTo.map { " to " + $0 } ?? ""),
-                distance: PageFormat.km(leg.distanceMM))
+                distance: PageFormat.distance(leg.distanceMM, units))
         }
         return model
     }
 
     /// One member's row: their place where known, name, distance, this week, runs.
-    static func row(_ member: Member, _ progress: Progress) -> GroupPageModel.Row {
-        GroupPageModel.Row(
+    static func row(_ member: Member, _ progress: Progress, _ units: Units) -> GroupPageModel.Row {
+        let viewer = progress.me?.accountID
+        let byOwner = viewer != nil && viewer == progress.group.ownerID && member.accountID != viewer
+        return GroupPageModel.Row(
             rank: member.rank.map(String.init) ?? "", name: member.username,
             isOwner: member.accountID == progress.group.ownerID, isMe: member.accountID == progress.me?.accountID,
-            distance: PageFormat.km(member.distanceMM), week: PageFormat.km(member.weekMM), runs: String(member.runs))
+            distance: PageFormat.distance(member.distanceMM, units), week: PageFormat.distance(member.weekMM, units),
+            runs: String(member.runs),
+            remove: byOwner ? SitePath.removeMember(progress.group.id, member.accountID).path : nil)
     }
 }
 
@@ -164,6 +183,24 @@ struct GroupPageModel: PageModel {
     /// The links to the top and the next page of members, when there is one.
     var pager: Pager?
     var legs: [Leg] = []
+    /// The invite link, for every member.
+    var invite: Invite?
+    /// The group's settings, for its owner.
+    var manage: Manage?
+    var leave: Leave?
+
+    struct Invite: Sendable, Equatable {
+        var link: String
+    }
+
+    struct Manage: Sendable, Equatable {
+        var groupForm: GroupForm
+    }
+
+    struct Leave: Sendable, Equatable {
+        var action: String
+        var consequence: String
+    }
 
     struct Pager: Sendable, Equatable {
         var top: Link?
@@ -217,6 +254,8 @@ struct GroupPageModel: PageModel {
         var week: String
         var runs: String
         var gapBefore = false
+        /// The owner's button that removes this member.
+        var remove: String?
     }
 
     struct Leg: Sendable, Equatable {

@@ -136,6 +136,30 @@ extension StoreRepository {
         }
     }
 
+    /// What an invite link shows before joining: the group, how many members, the first few
+    /// names by distance, and whether `account` is a member; nil for an unknown code.
+    func invitation(
+        _ code: String, account: Int64?
+    ) async throws -> (group: Group, count: Int64, names: [String], isMember: Bool)? {
+        try await read { db in
+            guard let row = try await db.one("SELECT \(Self.groupColumns) FROM team WHERE invite_code = ?", code)
+            else { return nil }
+            let group = try Group(row)
+            let count = try await db.one("SELECT count(*) AS n FROM member WHERE team_id = ?", group.id)?.int("n") ?? 0
+            let names = try await db.query(
+                """
+                SELECT account.username FROM member JOIN account ON account.id = member.account_id
+                WHERE member.team_id = ? ORDER BY member.distance_mm DESC, member.account_id LIMIT 8
+                """, group.id
+            ).map { try $0.text("username") }
+            let isMember =
+                try await account.asyncMap {
+                    try await db.one("SELECT 1 AS x FROM member WHERE team_id = ? AND account_id = ?", group.id, $0)
+                } ?? nil != nil
+            return (group, count, names, isMember)
+        }
+    }
+
     func group(_ id: Int64, account: Int64) async throws -> Group {
         try await read { db in try await Self.memberGroup(db, id, account) }
     }

@@ -19,13 +19,14 @@ struct RunListPage: PageModel {
         var heartRate: String
     }
 
-    init(runs: [StoredRun], next: String?, units: Units, viewer: String) {
+    init(runs: [StoredRun], next: String?, reader: Reader, viewer: String) {
+        let units = reader.units
         frame = Frame("Your runs", viewer: viewer, current: .runs())
         rows = runs.map { run in
             let meters = Double(run.distanceMM) / 1000
             let seconds = Double(run.timerMS) / 1000
             return Row(
-                href: SitePath.run(run.uuid).path, date: PageFormat.time(run.started),
+                href: SitePath.run(run.uuid).path, date: PageFormat.time(run.started, zone: reader.zone),
                 sport: RunPage.sportName(run.sport), distance: units.distance(meters: meters),
                 time: Units.clock(seconds), pace: units.pace(seconds: seconds, meters: meters),
                 heartRate: run.averageHeartRate.map { "\($0) bpm" } ?? "–")
@@ -63,8 +64,9 @@ struct RunDeletePage: PageModel {
     var what: String
     var groups: [String]
 
-    init(run: StoredRun, counts: [RunCount], units: Units, viewer: String) {
-        let when = PageFormat.time(run.started).text
+    init(run: StoredRun, counts: [RunCount], reader: Reader, viewer: String) {
+        let units = reader.units
+        let when = PageFormat.time(run.started, zone: reader.zone).text
         frame = Frame("Delete this run?", viewer: viewer)
         action = SitePath.runDelete(run.uuid).path
         back = SitePath.run(run.uuid).path

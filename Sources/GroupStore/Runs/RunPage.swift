@@ -76,11 +76,12 @@ struct RunPage: PageModel {
 extension RunPage {
     /// The page of `run`, read from its file as `activity` (nil when the file cannot be read).
     init(
-        run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], activity: Activity?, units: Units,
+        run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], activity: Activity?, reader: Reader,
         viewer: String
     ) {
+        let units = reader.units
         let sport = Self.sportName(run.sport)
-        let when = PageFormat.time(run.started)
+        let when = PageFormat.time(run.started, zone: reader.zone)
         frame = Frame("\(sport), \(when.text)", viewer: viewer)
         self.when = when
         let meters = Double(run.distanceMM) / 1000

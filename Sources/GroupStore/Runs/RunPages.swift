@@ -31,7 +31,7 @@ extension WebPages {
                 account: account.id, limit: Self.runsPerPage, before: nil, after: cursor)
             return Self.render(
                 RunListPage(
-                    runs: page.runs.map(\.0), next: page.next?.text, units: .km, viewer: account.username))
+                    runs: page.runs.map(\.0), next: page.next?.text, reader: Reader(account), viewer: account.username))
         }
         router.signedIn(.get, "/runs/upload", next: { _ in SitePath.upload.path }) { _, _, account in
             Self.render(UploadPage(viewer: account.username, limitBytes: services.configuration.uploads.maxRunBytes))
@@ -45,7 +45,7 @@ extension WebPages {
                 let activity = try await activity(uuid: uuid, account: account.id)
                 return Self.render(
                     RunPage(
-                        run: run, counts: counts, notCounted: notCounted, activity: activity, units: .km,
+                        run: run, counts: counts, notCounted: notCounted, activity: activity, reader: Reader(account),
                         viewer: account.username))
             }
         }
@@ -57,7 +57,8 @@ extension WebPages {
         router.signedIn(.get, "/runs/:uuid/delete") { _, context, account in
             try await Self.ownRun(context, account) { uuid in
                 let (run, counts, _) = try await repository.run(uuid: uuid, account: account.id)
-                return Self.render(RunDeletePage(run: run, counts: counts, units: .km, viewer: account.username))
+                return Self.render(
+                    RunDeletePage(run: run, counts: counts, reader: Reader(account), viewer: account.username))
             }
         }
         router.signedIn(.post, "/runs/:uuid/delete") { _, context, account in

@@ -224,10 +224,15 @@ enum Schema {
                     """),
             ]),
         // The run list shows each run's average heart rate without reading its file. Runs stored
-        // before have none (NULL), and the list says so.
+        // before have none (NULL), and the list says so. Each person reads pages in their units
+        // and time zone (an IANA name).
         Migration(
-            version: 8, name: "each run's average heart rate, for the run list",
-            sql: "ALTER TABLE run ADD COLUMN heart_rate_avg INT"),
+            version: 8, name: "each run's average heart rate; each person's units and time zone",
+            sql: """
+                ALTER TABLE run ADD COLUMN heart_rate_avg INT;
+                ALTER TABLE account ADD COLUMN units TEXT NOT NULL DEFAULT 'km';
+                ALTER TABLE account ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC'
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.

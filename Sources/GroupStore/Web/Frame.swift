@@ -6,6 +6,7 @@ struct Frame: Sendable, Equatable {
     var title: String
     var home: String
     var stylesheet: String
+    var script: String
     var nav: [Link]
     /// The signed-in person, nil on the pages for anyone.
     var viewer: Viewer?
@@ -20,10 +21,14 @@ struct Frame: Sendable, Equatable {
         self.title = title
         home = SitePath.home.path
         stylesheet = SitePath.stylesheet.path
+        script = SitePath.script.path
         let links: [(SitePath, String)] =
             viewer == nil
-            ? [(.login(), "Sign in")]
-            : [(.home, "Home"), (.runs(), "Runs"), (.upload, "Upload"), (.device(), "Link a pack")]
+            ? [(.login(), "Sign in"), (.signup(), "Sign up")]
+            : [
+                (.home, "Home"), (.runs(), "Runs"), (.upload, "Upload"), (.newGroup, "New group"),
+                (.settings, "Settings"),
+            ]
         nav = links.map { Link(href: $0.0.path, label: $0.1, current: $0.0 == current) }
         self.viewer = viewer.map { Viewer(name: $0, signOut: SitePath.logout.path) }
     }

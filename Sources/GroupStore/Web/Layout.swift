@@ -8,7 +8,7 @@ extension WebPages {
     /// The page's policy: nothing from anywhere but the store itself (no script at all yet), and
     /// forms only to the store.
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     static func render<Model: PageModel>(_ model: Model, status: HTTPResponse.Status = .ok) -> Response {
         Response(
@@ -30,24 +30,27 @@ extension WebPages {
     }
 }
 
-/// The stylesheet, served by the store: its address carries a digest of its bytes, so a browser
-/// may keep it for a year and still never shows a page with an older one.
-enum Stylesheet {
-    static let bytes: [UInt8] = {
-        guard
-            let url = Bundle.module.url(forResource: "static/style", withExtension: "css")
-                ?? Bundle.module.url(forResource: "style", withExtension: "css", subdirectory: "static"),
-            let data = try? Data(contentsOf: url)
-        else { preconditionFailure("the store's stylesheet is missing from its bundle: reinstall handoff-store") }
-        return Array(data)
-    }()
+/// A file the store serves itself (Resources/static): its address carries a digest of its
+/// bytes, so a browser may keep it for a year and still never shows a page with an older one.
+struct StaticFile: Sendable {
+    let bytes: [UInt8]
+    /// FNV-1a of the bytes, in hexadecimal: enough to tell one version from the next.
+    let version: String
+    let contentType: String
 
-    /// FNV-1a of the bytes, as 8 hexadecimal digits: enough to tell one version from the next.
-    static let version: String = {
+    static let stylesheet = StaticFile("style", "css", type: "text/css; charset=utf-8")
+    static let script = StaticFile("app", "js", type: "text/javascript; charset=utf-8")
+
+    init(_ name: String, _ ext: String, type: String) {
+        guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "static"),
+            let data = try? Data(contentsOf: url)
+        else { preconditionFailure("the store's \(name).\(ext) is missing from its bundle: reinstall handoff-store") }
+        bytes = Array(data)
         var hash: UInt32 = 2_166_136_261
         for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return String(hash, radix: 16)
-    }()
+        version = String(hash, radix: 16)
+        contentType = type
+    }
 }
 
 /// Escapes text for HTML content and attribute values, by Unicode scalar.

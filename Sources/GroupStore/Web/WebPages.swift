@@ -21,15 +21,19 @@ struct WebPages {
         registerDevicePages(pages)
         registerGroupPages(pages)
         registerRunPages(pages)
-        pages.anyone(.get, "/static/style.css") { _, _ in
-            Response(
-                status: .ok,
-                headers: [
-                    .contentType: "text/css; charset=utf-8",
-                    // The address names the version (`SitePath.stylesheet`), so a year is safe.
-                    .cacheControl: "public, max-age=31536000, immutable",
-                    HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-                ], body: .init(byteBuffer: ByteBuffer(bytes: Stylesheet.bytes)))
+        registerAccountFormPages(pages)
+        registerGroupFormPages(pages)
+        for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
+            pages.anyone(.get, path) { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: file.contentType,
+                        // The address names the version (`SitePath.stylesheet`), so a year is safe.
+                        .cacheControl: "public, max-age=31536000, immutable",
+                        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                    ], body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+            }
         }
     }
 }

@@ -1,0 +1,211 @@
+import ActivityFormats
+import Foundation
+import HTTPTypes
+import HandoffModel
+import Hummingbird
+
+/// Signing up, the first-visit page, and the settings: preferences, account, password, export
+/// and deleting the account.
+extension WebPages {
+    func registerAccountFormPages(_ router: PageRouter) {
+        let policy = services.configuration.accounts.signUps
+        router.anyone(.get, "/signup") { request, _ in
+            let invite = request.uri.queryParameters["invite"].map { String($0).lowercased() }
+            // The first account is the operator's, whatever the policy (`AccountService.signUp`).
+            let effective = try await services.repository.hasAccounts() ? policy : .open
+            return Self.render(SignUpPage(policy: effective, invite: invite))
+        }
+        router.anyone(.post, "/signup") { request, context in
+            let form = try await Self.form(request, context)
+            let invite = form["invite"].flatMap { $0.isEmpty ? nil : $0.lowercased() }
+            var page = SignUpPage(policy: policy, invite: invite)
+            do {
+                let (account, issued) = try await services.accounts.signUp(
+                    email: form["email"] ?? "", username: form["username"] ?? "", password: form["password"] ?? "",
+                    address: services.clientAddress(request, context), inviteCode: invite)
+                context.logger.info("Account created from the web", metadata: ["account": "\(account.id)"])
+                var next = SitePath.welcome.path
+                if let invite {
+                    let group = try await services.repository.join(
+                        inviteCode: invite, account: account.id, now: services.now())
+                    next = SitePath.group(group.id).path
+                }
+                var response = Self.redirect(next)
+                response.headers[.setCookie] = sessionCookie(issued.token, remember: false)
+                return response
+            } catch let error as StoreError
+                where error.status != .serviceUnavailable && error.status != .insufficientStorage
+            {
+                page.error = error.message
+                page.form?.email = form["email"] ?? ""
+                page.form?.username = form["username"] ?? ""
+                var response = Self.render(page, status: error.status)
+                if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+                return response
+            }
+        }
+        router.signedIn(.get, "/welcome") { request, _, account in
+            Self.render(
+                WelcomePage(viewer: account.username, reader: Reader(account), origin: services.origin(request)))
+        }
+        router.signedIn(.get, "/settings") { request, _, account in
+            var page = try await settings(account)
+            page.notice = request.uri.queryParameters["done"].flatMap { Self.notices[String($0)] }
+            return Self.render(page)
+        }
+        router.signedIn(.post, "/settings/preferences") { request, context, account in
+            let form = try await Self.form(request, context)
+            guard let units = Units(rawValue: form["units"] ?? ""), let zone = form["zone"],
+                PageFormat.zones.contains(zone)
+            else {
+                var page = try await settings(account)
+                page.error = "Choose kilometres or miles, and a time zone from the list."
+                return Self.render(page, status: .unprocessableContent)
+            }
+            try await services.repository.setPreferences(account: account.id, units: units.rawValue, timeZone: zone)
+            let next = Self.safeNext(form["next"])
+            return Self.redirect(next == SitePath.settings.path ? SitePath.settings.path + "?done=preferences" : next)
+        }
+        router.signedIn(.post, "/settings/account") { request, context, account in
+            let form = try await Self.form(request, context)
+            let username = form["username"].flatMap { $0 == account.username ? nil : $0 }
+            let email = form["email"].flatMap { $0.lowercased() == account.email ? nil : $0 }
+            return try await change(request, context, account, done: "account") {
+                _ = try await services.accounts.update(
+                    account, token: Self.sessionCookie(request) ?? "", username: username, email: email,
+                    password: nil, currentPassword: form["current_password"], address: $0)
+            }
+        }
+        router.signedIn(.post, "/settings/password") { request, context, account in
+            let form = try await Self.form(request, context)
+            return try await change(request, context, account, done: "password") {
+                _ = try await services.accounts.update(
+                    account, token: Self.sessionCookie(request) ?? "", username: nil, email: nil,
+                    password: form["password"] ?? "", currentPassword: form["current_password"] ?? "", address: $0)
+            }
+        }
+        router.signedIn(.post, "/settings/delete") { request, context, account in
+            let form = try await Self.form(request, context)
+            guard form["confirm"] == "1" else {
+                var page = try await settings(account)
+                page.error = "Tick the box that says you understand, then delete the account."
+                return Self.render(page, status: .unprocessableContent)
+            }
+            return try await change(request, context, account, done: nil) {
+                try await services.accounts.delete(account, password: form["password"] ?? "", address: $0)
+            }
+        }
+        router.signedIn(.get, "/settings/export") { _, _, account in
+            try await export(account)
+        }
+    }
+
+    static let notices = [
+        "preferences": "Saved: every page now shows your units and time zone.",
+        "account": "Saved your username and email.",
+        "password": "Changed your password: your other sessions ended and your packs were unlinked.",
+    ]
+
+    /// The session cookie: for the session's lifetime when the person asked to stay signed in,
+    /// else until the browser closes.
+    func sessionCookie(_ token: String, remember: Bool) -> String {
+        let lifetime = remember ? "; Max-Age=\(services.configuration.accounts.sessionLifetimeSeconds)" : ""
+        return "\(Self.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict\(secure)\(lifetime)"
+    }
+
+    func settings(_ account: Account) async throws -> SettingsPage {
+        let repository = services.repository
+        let devices = try await repository.devices(account: account.id)
+        return SettingsPage(
+            account: account, packs: PacksPart(devices, now: services.now(), zone: account.timeZone),
+            runs: try await repository.runCount(account: account.id),
+            groups: try await repository.groups(account: account.id).count)
+    }
+
+    /// Runs a change that asks for the password; then to the settings with a notice (`done`), or,
+    /// with `done` nil (the account deleted), to a page that says so, the cookie cleared.
+    func change(
+        _ request: Request, _ context: StoreContext, _ account: Account, done: String?,
+        _ body: (String) async throws -> Void
+    ) async throws -> Response {
+        do {
+            try await body(services.clientAddress(request, context))
+        } catch let error as StoreError
+            where error.status != .serviceUnavailable && error.status != .insufficientStorage
+        {
+            var page = try await settings(account)
+            page.error = error.message
+            var response = Self.render(page, status: error.status)
+            if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+            return response
+        }
+        guard let done else {
+            var response = Self.render(
+                MessagePage(
+                    "Account deleted", "Your account, runs and packs' links are gone.", isError: false,
+                    link: Link(href: SitePath.signup().path, label: "Create another account")))
+            response.headers[.setCookie] = "\(Self.cookie)=; Path=/; HttpOnly; SameSite=Strict\(secure); Max-Age=0"
+            return response
+        }
+        return Self.redirect(SitePath.settings.path + "?done=" + done)
+    }
+
+    /// Everything the person stored, as one zip: each run as FIT (the original when it was FIT)
+    /// and GPX, the account and the groups as JSON.
+    func export(_ account: Account) async throws -> Response {
+        let repository = services.repository
+        let civil = CivilTime(services.now())
+        var zip = ZipArchive(
+            year: civil.year, month: civil.month, day: civil.day, hour: civil.hour, minute: civil.minute,
+            second: civil.second)
+        var cursor: StoreRepository.RunCursor?
+        var runs: [[String: Any]] = []
+        repeat {
+            let page = try await repository.runs(account: account.id, limit: 200, before: nil, after: cursor)
+            for (run, counts) in page.runs {
+                let (format, bytes) = try await repository.runFile(uuid: run.uuid, account: account.id)
+                let name = "runs/\(iso(run.started).prefix(10))-\(run.uuid)"
+                let activity = try await activity(uuid: run.uuid, account: account.id)
+                if format == "fit" {
+                    zip.add(name + ".fit", bytes)
+                } else {
+                    zip.add(name + "." + format, bytes)
+                    if let activity { zip.add(name + ".fit", ActivityFormat.fit.write(activity)) }
+                }
+                if let activity, format != "gpx" { zip.add(name + ".gpx", ActivityFormat.gpx.write(activity)) }
+                runs.append([
+                    "uuid": run.uuid, "started_at": iso(run.started), "distance_m": Double(run.distanceMM) / 1000,
+                    "sport": run.sport, "original_format": format,
+                    "counted_in": counts.map { ["group": $0.groupName, "distance_m": Double($0.distanceMM) / 1000] },
+                ])
+            }
+            cursor = page.next
+        } while cursor != nil
+        let devices = try await repository.devices(account: account.id)
+        let accountJSON: [String: Any] = [
+            "username": account.username, "email": account.email, "created_at": iso(account.created),
+            "units": account.units, "time_zone": account.timeZone,
+            "packs": devices.map { ["name": $0.name, "linked_at": iso($0.created)] }, "runs": runs,
+        ]
+        let groups = try await repository.groups(account: account.id).map { group -> [String: Any] in
+            [
+                "name": group.name, "goal_m": Double(group.goalMM) / 1000, "total_m": Double(group.totalMM) / 1000,
+                "owner": group.ownerID == account.id,
+            ]
+        }
+        zip.add("account.json", try Self.json(accountJSON))
+        zip.add("groups.json", try Self.json(["groups": groups]))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/zip",
+                .contentDisposition: "attachment; filename=\"handoff-\(iso(services.now()).prefix(10)).zip\"",
+                .cacheControl: "no-store",
+                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            ], body: .init(byteBuffer: ByteBuffer(bytes: zip.finished())))
+    }
+
+    static func json(_ object: Any) throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]))
+    }
+}

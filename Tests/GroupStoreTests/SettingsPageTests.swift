@@ -1,0 +1,148 @@
+import Foundation
+import GroupStore
+import HTTPTypes
+import HandoffAPI
+import HandoffModel
+import HummingbirdTesting
+import Testing
+
+/// The settings' and the group forms' routes: statuses, redirects, cookies and what they change.
+@Suite("Settings and group forms")
+struct SettingsPageTests {
+    @Test(
+        "Settings: units and time zone apply to every page; username, email and password change with the password asked; the export is a zip; deleting asks",
+        arguments: Backend.available)
+    func settings(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let start = harness.clock.now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond)
+            #expect(
+                try await client.upload(ada, uuid: UUID().uuidString, file: RunFiles.fit(start: start)).status
+                    == .created)
+            _ = try await client.createGroup(ada, name: "Night owls")
+            let cookie = try await client.webSignIn("ada").cookie
+            #expect(try await client.call(.get, "/settings", headers: [.cookie: cookie]).status == .ok)
+            #expect(try await client.call(.get, "/settings").status == .seeOther)
+
+            let saved = try await AccountPageTests.post(
+                client, "/settings/preferences", ["units": "mi", "zone": "America/New_York", "next": "/settings"],
+                cookie: cookie)
+            #expect(saved.status == .seeOther && saved.headers[.location] == "/settings?done=preferences")
+            let runs = try await client.call(.get, "/runs", headers: [.cookie: cookie]).text
+            #expect(
+                runs.contains(" mi<") && ["EST<", "EDT<", "GMT-5<", "GMT-4<"].contains { runs.contains(" " + $0) },
+                "miles and New York time")
+            let bad = try await AccountPageTests.post(
+                client, "/settings/preferences", ["units": "furlongs", "zone": "Mars/Olympus"], cookie: cookie)
+            #expect(bad.status == .unprocessableContent)
+
+            let noPassword = try await AccountPageTests.post(
+                client, "/settings/account", ["username": "ada", "email": "ada@new.example.org"], cookie: cookie)
+            #expect(noPassword.status == .forbidden)
+            let renamed = try await AccountPageTests.post(
+                client, "/settings/account",
+                ["username": "ada2", "email": "ada@new.example.org", "current_password": "correct horse battery"],
+                cookie: cookie)
+            #expect(renamed.status == .seeOther && renamed.headers[.location] == "/settings?done=account")
+            let me = try await client.call(.get, "/v1/me", token: ada)
+            #expect(me.json["username"] as? String == "ada2" && me.json["email"] as? String == "ada@new.example.org")
+
+            let export = try await client.call(.get, "/settings/export", headers: [.cookie: cookie])
+            #expect(export.status == .ok && export.headers[.contentType] == "application/zip")
+            let names = ZipReading.names(Array(export.body))
+            #expect(names.contains("account.json") && names.contains("groups.json"))
+            #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".fit") }.count == 1)
+            #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".gpx") }.count == 1)
+
+            let changed = try await AccountPageTests.post(
+                client, "/settings/password",
+                ["current_password": "correct horse battery", "password": "another long password"],
+                cookie: cookie)
+            #expect(changed.status == .seeOther)
+            #expect(try await client.call(.get, "/v1/me", token: ada).status == .unauthorized, "other sessions ended")
+            #expect(try await client.call(.get, "/settings", headers: [.cookie: cookie]).status == .ok, "this one kept")
+
+            let unconfirmed = try await AccountPageTests.post(
+                client, "/settings/delete", ["password": "another long password"], cookie: cookie)
+            #expect(unconfirmed.status == .unprocessableContent)
+            let wrong = try await AccountPageTests.post(
+                client, "/settings/delete", ["password": "not the password", "confirm": "1"], cookie: cookie)
+            #expect(wrong.status == .forbidden)
+            let deleted = try await AccountPageTests.post(
+                client, "/settings/delete", ["password": "another long password", "confirm": "1"], cookie: cookie)
+            #expect(deleted.status == .ok && deleted.headers[.setCookie]?.contains("Max-Age=0") == true)
+            #expect(try await client.call(.get, "/settings", headers: [.cookie: cookie]).status == .seeOther)
+        }
+    }
+
+    @Test(
+        "Groups from forms: create in the person's units, the owner edits and removes, a member leaves",
+        arguments: Backend.available)
+    func groupForms(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let bob = try await client.signUp("bob")
+            let adaCookie = try await client.webSignIn("ada").cookie
+            let bobCookie = try await client.webSignIn("bob").cookie
+            #expect(try await client.call(.get, "/groups/new", headers: [.cookie: adaCookie]).status == .ok)
+            let made = try await AccountPageTests.post(
+                client, "/groups/new", ["name": "Night owls", "goal": "100", "lease": "6", "deadline": "2099-12-31"],
+                cookie: adaCookie)
+            #expect(made.status == .seeOther)
+            let id = try #require(made.headers[.location].flatMap { Int($0.split(separator: "/").last ?? "") })
+            let group = try await client.call(.get, "/v1/groups/\(id)", token: ada)
+            #expect(group.json["goal_m"] as? Double == 100_000)
+            let invalid = try await AccountPageTests.post(
+                client, "/groups/new", ["name": "x", "goal": "-1", "lease": "6"], cookie: adaCookie)
+            #expect(invalid.status == .unprocessableContent && invalid.text.contains("value=\"-1\""))
+
+            let invite = try #require(group.json["invite_code"] as? String)
+            try await client.join(bob, invite)
+            let edited = try await AccountPageTests.post(
+                client, "/groups/\(id)/edit", ["name": "Early birds", "goal": "50", "lease": "2", "auto_pass": "1"],
+                cookie: adaCookie)
+            #expect(edited.status == .seeOther && edited.headers[.location] == "/groups/\(id)")
+            let after = try await client.call(.get, "/v1/groups/\(id)", token: ada)
+            #expect(after.json["name"] as? String == "Early birds" && after.json["goal_m"] as? Double == 50_000)
+            let notOwner = try await AccountPageTests.post(
+                client, "/groups/\(id)/edit", ["name": "Mine", "goal": "1", "lease": "1"], cookie: bobCookie)
+            #expect(notOwner.status == .forbidden || notOwner.status == .notFound)
+
+            let bobID = try #require(try await client.call(.get, "/v1/me", token: bob).json["id"] as? Int)
+            let removed = try await client.call(
+                .post, "/groups/\(id)/members/\(bobID)/remove", headers: [.cookie: adaCookie])
+            #expect(removed.status == .seeOther && removed.headers[.location] == "/groups/\(id)")
+            #expect(try await client.call(.get, "/v1/groups/\(id)", token: bob).status == .notFound)
+            try await client.join(bob, invite)
+            let left = try await client.call(.post, "/groups/\(id)/leave", headers: [.cookie: bobCookie])
+            #expect(left.status == .seeOther && left.headers[.location] == "/")
+            #expect(try await client.call(.get, "/v1/groups/\(id)", token: bob).status == .notFound)
+            #expect(
+                try await client.call(.post, "/groups/\(id)/leave", headers: [.cookie: bobCookie]).status == .notFound)
+            #expect(
+                try await client.call(
+                    .post, "/groups/\(id)/leave", headers: [.cookie: adaCookie, .origin: "https://evil.example"]
+                ).status == .forbidden)
+        }
+    }
+}
+
+/// The names in a zip's central directory, read independently of the writer.
+enum ZipReading {
+    static func names(_ bytes: [UInt8]) -> [String] {
+        func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
+        func u32(_ i: Int) -> Int { u16(i) | u16(i + 2) << 16 }
+        guard bytes.count >= 22, u32(bytes.count - 22) == 0x0605_4B50 else { return [] }
+        var at = u32(bytes.count - 22 + 16)
+        var names: [String] = []
+        for _ in 0..<u16(bytes.count - 22 + 10) {
+            guard at + 46 <= bytes.count, u32(at) == 0x0201_4B50 else { break }
+            let length = u16(at + 28)
+            names.append(String(decoding: bytes[(at + 46)..<(at + 46 + length)], as: UTF8.self))
+            at += 46 + length + u16(at + 30) + u16(at + 32)
+        }
+        return names
+    }
+}
