@@ -13,7 +13,7 @@ struct HandoffStore: AsyncParsableCommand {
         discussion: """
             Starts with no configuration: SQLite in the data directory, listening on 127.0.0.1:8080. \
             Every option has an environment variable twin (HANDOFF_STORE_HOST, _PORT, _DATA, _DATABASE, \
-            _PUBLIC_URL, _HEADER_TIMEOUT, _IDLE_TIMEOUT, _TRUSTED_PROXY). Listening on every address (0.0.0.0 or ::) needs \
+            _PUBLIC_URL, _HEADER_TIMEOUT, _IDLE_TIMEOUT, _TRUSTED_PROXY, _SIGNUPS). Listening on every address (0.0.0.0 or ::) needs \
             --public-url: the store tells packs where people link them, and will not guess it.
             """,
         version: StoreVersion.current)
@@ -60,6 +60,13 @@ struct HandoffStore: AsyncParsableCommand {
             """)
     var trustedProxy: String?
 
+    @Option(
+        help: """
+            Who may make an account: open (anyone), invite (only from a group's invite link) or closed \
+            (nobody); the first account is always allowed, for the operator (HANDOFF_STORE_SIGNUPS; default open).
+            """)
+    var signups: String?
+
     @Option(help: "Hours a baton stays with a holder whose pack has gone quiet, unless a group sets its own.")
     var batonLeaseHours: Double = 6
 
@@ -102,6 +109,12 @@ struct HandoffStore: AsyncParsableCommand {
                 throw ValidationError("the trusted proxy is an IP address such as 127.0.0.1 or ::1, not \(proxy)")
             }
             configuration.network.trustedProxy = proxy
+        }
+        if let text = signups ?? environment["HANDOFF_STORE_SIGNUPS"], !text.isEmpty {
+            guard let policy = AccountService.SignUps(rawValue: text) else {
+                throw ValidationError("sign-ups are open, invite or closed, not \(text)")
+            }
+            configuration.accounts.signUps = policy
         }
         guard batonLeaseHours >= 1.0 / 60, batonLeaseHours <= 336 else {
             throw ValidationError("the baton lease is from 1/60 hour (a minute) to 336 hours")

@@ -44,8 +44,8 @@ struct PageFixture: Sendable {
             PageFixture(name: "run-unreadable", model: try f.run(.unreadable)),
             PageFixture(name: "login", model: f.login(error: nil)),
             PageFixture(name: "login-wrong-password", model: f.login(error: "That password is not this account's.")),
-            PageFixture(name: "home", model: f.home(groups: true, packs: true)),
-            PageFixture(name: "home-new", model: f.home(groups: false, packs: false)),
+            PageFixture(name: "home", model: try f.home(groups: true, packs: true)),
+            PageFixture(name: "home-new", model: try f.home(groups: false, packs: false)),
             PageFixture(name: "device-ask", model: f.device(.ask)),
             PageFixture(name: "device-error", model: f.device(.error)),
             PageFixture(name: "device-linked", model: f.device(.linked)),
@@ -110,16 +110,21 @@ struct PageMakers {
         return part
     }
 
-    func home(groups: Bool, packs any: Bool) -> HomePage {
-        HomePage(
-            frame: frame("Your groups", viewer: "ada", current: .home),
+    func home(groups: Bool, packs any: Bool) throws -> HomePage {
+        var page = HomePage(
+            frame: frame("Home", viewer: "ada", current: .home), week: .init(distance: t("12.4 km"), runs: t("3")),
             groups: groups
                 ? [
-                    Link(href: t("/groups/7"), label: t("Night owls")),
-                    Link(href: t("/groups/8"), label: t("Track Tuesdays")),
-                ]
-                : [],
-            packs: packs(any))
+                    .init(
+                        href: t("/groups/7"), name: t("Night owls"), total: t("125.0 km"), goal: t("500.0 km"),
+                        percent: t("25.0"), baton: t("bob holds the baton")),
+                    .init(
+                        href: t("/groups/8"), name: t("Track Tuesdays"), total: t("0.0 km"), goal: t("100.0 km"),
+                        percent: t("0.0"), baton: t("the baton is free")),
+                ] : [],
+            runs: groups ? try runList(empty: false).rows : [], packs: packs(any))
+        (page.newGroup, page.allRuns, page.upload) = (t(page.newGroup), t(page.allRuns), t(page.upload))
+        return page
     }
 
     enum DeviceState { case ask, error, linked }

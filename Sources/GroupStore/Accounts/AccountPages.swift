@@ -8,13 +8,22 @@ extension WebPages {
     func registerAccountPages(_ router: PageRouter) {
         let repository = services.repository
         router.signedIn(.get, "/") { _, _, account in
-            let groups = try await repository.groups(account: account.id)
-            let devices = try await repository.devices(account: account.id)
+            let now = services.now()
+            let reader = Reader(account)
+            var groups: [HomePage.GroupRow] = []
+            for group in try await repository.groups(account: account.id) {
+                let progress = try await repository.progress(group.id, account: account.id, members: 1, legs: 1, now: now)
+                groups.append(HomePage.GroupRow(progress, reader: reader))
+            }
+            let week = try await repository.weeklyDistance(account: account.id, weeks: 1, now: now).last
+            let runs = try await repository.runs(account: account.id, limit: 5, before: nil, after: nil).runs.map(\.0)
             return Self.render(
                 HomePage(
-                    frame: Frame("Your groups", viewer: account.username, current: .home),
-                    groups: groups.map { Link(href: SitePath.group($0.id).path, label: $0.name) },
-                    packs: PacksPart(devices, now: services.now(), zone: account.timeZone)))
+                    frame: Frame("Home", viewer: account.username, current: .home),
+                    week: .init(
+                        distance: PageFormat.distance(week?.mm ?? 0, reader.units), runs: String(week?.runs ?? 0)),
+                    groups: groups, runs: RunListPage(runs: runs, next: nil, reader: reader, viewer: "").rows,
+                    packs: PacksPart(try await repository.devices(account: account.id), now: now, zone: account.timeZone)))
         }
         router.anyone(.get, "/login") { request, _ in
             Self.render(
@@ -68,10 +77,44 @@ struct LoginPage: PageModel {
     var signUp: String?
 }
 
-/// The signed-in person's page: their groups and packs.
+/// The signed-in person's page: this week, their groups with their progress and batons, the
+/// latest runs, and their packs.
 struct HomePage: PageModel {
     static let template = "home"
     var frame: Frame
-    var groups: [Link]
+    var week: Week
+    var groups: [GroupRow]
+    var runs: [RunListPage.Row]
     var packs: PacksPart
+    var newGroup = SitePath.newGroup.path
+    var allRuns = SitePath.runs().path
+    var upload = SitePath.upload.path
+
+    struct Week: Sendable, Equatable {
+        var distance: String
+        var runs: String
+    }
+
+    struct GroupRow: Sendable, Equatable {
+        var href: String
+        var name: String
+        var total: String
+        var goal: String
+        var percent: String
+        /// Who holds the baton, or that it is free.
+        var baton: String
+    }
+}
+
+extension HomePage.GroupRow {
+    init(_ progress: Progress, reader: Reader) {
+        let group = progress.group
+        let fraction = group.goalMM > 0 ? min(1, Double(group.totalMM) / Double(group.goalMM)) : 0
+        href = SitePath.group(group.id).path
+        name = group.name
+        total = PageFormat.distance(group.totalMM, reader.units)
+        goal = PageFormat.distance(group.goalMM, reader.units)
+        percent = String(format: "%.1f", fraction * 100)
+        baton = progress.baton.holderName.map { "\($0) holds the baton" } ?? "the baton is free"
+    }
 }

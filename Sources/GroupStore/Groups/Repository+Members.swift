@@ -138,7 +138,7 @@ extension StoreRepository {
             let rows = try await keyset(
                 db, week: week, team: team, filter: ("", []), column: "member.turn", descending: false, after: after,
                 limit: limit + 1)
-            let last = rows.count > limit ? rows[limit - 1] : nil
+            let last = limit > 0 && rows.count > limit ? rows[limit - 1] : nil
             return Page(
                 rows: Array(rows.prefix(limit)), next: last.map { .rotation(turn: $0.turn, account: $0.accountID) })
         case .name(let prefix):
@@ -150,7 +150,7 @@ extension StoreRepository {
                 db, week: week, team: team,
                 filter: (" AND member.name_key >= ? AND member.name_key < ?", [prefix, prefix + "\u{10FFFF}"]),
                 column: "member.name_key", descending: false, after: after, limit: limit + 1)
-            let last = rows.count > limit ? rows[limit - 1] : nil
+            let last = limit > 0 && rows.count > limit ? rows[limit - 1] : nil
             return Page(
                 rows: Array(rows.prefix(limit)), next: last.map { .name(key: $0.nameKey, account: $0.accountID) })
         }
@@ -180,7 +180,7 @@ extension StoreRepository {
         rows.sort { Member.precedes($0.distanceMM, $0.accountID, ($1.distanceMM, $1.accountID)) }
         rows = Array(rows.prefix(limit + 1))
         for i in rows.indices { rows[i].rank = before + Int64(i) + 1 }
-        let last = rows.count > limit ? rows[limit - 1] : nil
+        let last = limit > 0 && rows.count > limit ? rows[limit - 1] : nil
         return Page(
             rows: Array(rows.prefix(limit)),
             next: last.map { .distance(mm: $0.distanceMM, account: $0.accountID, rank: $0.rank ?? 0) })

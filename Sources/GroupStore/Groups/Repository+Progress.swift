@@ -93,7 +93,7 @@ extension StoreRepository {
                 legColumns + "\nWHERE leg.team_id = ? ORDER BY leg.taken_ns DESC, leg.id DESC LIMIT ?", id, limit + 1
             ).map(Leg.init)
         }
-        let last = rows.count > limit ? rows[limit - 1] : nil
+        let last = limit > 0 && rows.count > limit ? rows[limit - 1] : nil
         return Page(
             rows: Array(rows.prefix(limit)), next: last.map { .leg(taken: $0.taken.nanosecondsSinceEpoch, id: $0.id) })
     }
