@@ -50,6 +50,11 @@ public struct SignUp: Codable, Sendable, Hashable {
         self.password = password
         self.inviteCode = inviteCode
     }
+
+    enum CodingKeys: String, CodingKey {
+        case email, username, password
+        case inviteCode = "invite_code"
+    }
 }
 
 /// `POST /v1/sessions`: `login` is the username or the email.

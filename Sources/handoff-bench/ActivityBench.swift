@@ -12,13 +12,14 @@ import HandoffModel
 ///          each kilometre) and nothing else: the baseline for `write`;
 ///   write  builds it and writes FILE in FORMAT;
 ///   hour   writes its first hour to FILE in FORMAT (the store's upload benchmark sends it);
+///   six    writes a six-hour run at the same pace to FILE in FORMAT (the run page's benchmark);
 ///   read   reads FILE and parses it; `noop` is its baseline (start-up alone).
 /// With REPEAT, the operation runs that many times and the fastest wall time is printed.
 enum ActivityBench {
     static func run(_ arguments: [String]) throws {
         guard arguments.count >= 3, let format = ActivityFormat(rawValue: arguments[1]) else {
             FileHandle.standardError.write(
-                Data("usage: handoff-bench activity noop|make|write|read FORMAT FILE [REPEAT]\n".utf8))
+                Data("usage: handoff-bench activity noop|make|write|hour|six|read FORMAT FILE [REPEAT]\n".utf8))
             exit(64)
         }
         let mode = arguments[0]
@@ -45,6 +46,13 @@ enum ActivityBench {
                 let now = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970.rounded(.down))
                 let bytes = format.write(
                     marathon(seconds: 3600, start: now.advanced(byNanoseconds: -7200 * nanosecondsPerSecond)))
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                summary = "\(bytes.count) bytes"
+            case "six":
+                // Six hours, started seven hours ago: the run page's largest case.
+                let now = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970.rounded(.down))
+                let bytes = format.write(
+                    marathon(seconds: 6 * 3600, start: now.advanced(byNanoseconds: -7 * 3600 * nanosecondsPerSecond)))
                 try Data(bytes).write(to: URL(fileURLWithPath: path))
                 summary = "\(bytes.count) bytes"
             case "read":

@@ -41,6 +41,17 @@ struct OpenAPITypesTests {
     static let examples: [String: any Encodable & Sendable] = [
         "Error": ErrorEnvelope(code: "invalid_name", message: "a group's name is 1 to 80 characters"),
         "Health": Health(status: "ok", version: "0"),
+        "RunDetails": RunDetails(
+            uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
+            track: .init(
+                toleranceM: 2, recordedPoints: 3, segments: [[[48.2, 16.37], [48.21, 16.37]]],
+                marks: [.init(distanceM: 1000, latitude: 48.209, longitude: 16.37)]),
+            series: .init(
+                elapsedS: 600, stepS: 2.5, speedMS: [3, nil], heartRateBpm: [150, 151], altitudeM: [180, nil],
+                cadenceSpm: [170, 171]),
+            splits: [.init(distanceM: 1000, timerS: 300, heartRateBpm: 150, climbM: nil)],
+            laps: [.init(trigger: "manual", startS: 0, endS: 600, distanceM: 2000, timerS: 600, heartRateBpm: nil)],
+            pauses: [.init(startS: 100, endS: nil)]),
         "Account": account,
         "SignedIn": SignedIn(account: account, token: "t", expiresAt: "2026-12-01T00:00:00Z"),
         "SignUp": SignUp(

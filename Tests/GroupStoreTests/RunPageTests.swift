@@ -78,6 +78,19 @@ struct RunPageTests {
                 try await client.call(.get, "/runs/\(uuid)/download?format=csv", headers: [.cookie: ours]).status
                     == .unprocessableContent)
 
+            // The same numbers for other clients: the route, the series, the splits.
+            let details = try await client.call(.get, "/v1/runs/\(uuid)/details", token: ada)
+            #expect(details.status == .ok)
+            let run = try details.decode(RunDetails.self)
+            let track = try #require(run.track)
+            #expect(track.recordedPoints == 600 && track.segments.count == 1)
+            #expect(track.segments[0].count == 3, "a straight line keeps its ends and its chunks' ends (512 points)")
+            #expect(run.series.heartRateBpm.count == 240 && run.series.heartRateBpm.allSatisfy { $0 == 150 })
+            #expect(run.splits.count == 2 && run.splits[0].distanceM >= 1000)
+            #expect(try await client.call(.get, "/v1/runs/\(uuid)/details").status == .unauthorized)
+            #expect(
+                try await client.call(.get, "/v1/runs/\(UUID().uuidString)/details", token: ada).status == .notFound)
+
             let elsewhere = try await client.call(
                 .post, "/runs/\(uuid)/delete", headers: [.cookie: ours, .origin: "https://evil.example"])
             #expect(elsewhere.status == .forbidden)

@@ -24,6 +24,7 @@ extension SignedIn: ResponseGenerator, ResponseEncodable {
 
 extension Weeks: ResponseGenerator, ResponseEncodable {}
 extension Health: ResponseGenerator, ResponseEncodable {}
+extension RunDetails: ResponseGenerator, ResponseEncodable {}
 extension DeviceCode: ResponseGenerator, ResponseEncodable {}
 extension DeviceToken: ResponseGenerator, ResponseEncodable {}
 extension DeviceApproved: ResponseGenerator, ResponseEncodable {}

@@ -13,7 +13,7 @@ struct RunChart: Sendable, Equatable {
     static let right = 8.0
     static let top = 8.0
     static let bottom = 22.0
-    static let buckets = 240
+    static let buckets = RunFacts.steps
 
     var id: String
     var title: String
@@ -53,11 +53,11 @@ struct RunChart: Sendable, Equatable {
     typealias Series = [Double?]
 
     /// The charts the run has data for.
-    static func charts(_ activity: Activity, units: Units, maximumHeartRate: Int?) -> [RunChart] {
-        let elapsed = max(1, Double(activity.points.last?.elapsedSeconds ?? 0))
-        let axis = Axis(elapsed: elapsed, pauses: activity.pauses)
+    static func charts(_ facts: RunFacts, units: Units, maximumHeartRate: Int?) -> [RunChart] {
+        let activity = facts.activity
+        let axis = Axis(elapsed: facts.elapsed, pauses: activity.pauses)
         var charts: [RunChart] = []
-        let speed = series(activity, elapsed) { $0.speedMetersPerSecond.flatMap { $0 >= 0.5 ? $0 : nil } }
+        let speed = facts.speed
         if speed.contains(where: { $0 != nil }) {
             if activity.sport == .cycling {
                 charts.append(
@@ -66,8 +66,8 @@ struct RunChart: Sendable, Equatable {
                         axis: axis,
                         format: { String(format: "%.0f", $0) }, unit: units == .km ? "km/h" : "mph"))
             } else {
-                // Pace in seconds per unit, faster at the top; the slowest tenth of a minute
-                // per kilometre beyond twice the median is clipped so a walk does not flatten a run.
+                // Pace in seconds per unit, faster at the top; beyond twice the median it is
+                // clipped, so that a walk does not flatten a run.
                 let pace = speed.map { $0.map { units.meters / $0 } }
                 let sorted = pace.compactMap { $0 }.sorted()
                 let cap = sorted.isEmpty ? 0 : sorted[sorted.count / 2] * 2
@@ -77,42 +77,26 @@ struct RunChart: Sendable, Equatable {
                         format: { Units.clock($0) }, unit: "/" + units.name, inverted: true))
             }
         }
-        let heart = series(activity, elapsed) { $0.heartRateBPM.map(Double.init) }
-        if heart.contains(where: { $0 != nil }) {
+        if facts.heartRate.contains(where: { $0 != nil }) {
             let highest = maximumHeartRate ?? activity.points.compactMap(\.heartRateBPM).max() ?? 0
             charts.append(
                 RunChart(
-                    id: "heart-rate", title: "Heart rate", series: heart, axis: axis, format: { String(Int($0)) },
-                    unit: "bpm", zones: highest))
+                    id: "heart-rate", title: "Heart rate", series: facts.heartRate, axis: axis,
+                    format: { String(Int($0)) }, unit: "bpm", zones: highest))
         }
-        let altitude = series(activity, elapsed) { $0.altitudeMeters }
-        if altitude.contains(where: { $0 != nil }) {
+        if facts.altitude.contains(where: { $0 != nil }) {
             charts.append(
                 RunChart(
-                    id: "elevation", title: "Elevation", series: altitude, axis: axis,
+                    id: "elevation", title: "Elevation", series: facts.altitude, axis: axis,
                     format: { String(Int($0.rounded())) }, unit: "m", least: 10))
         }
-        let cadence = series(activity, elapsed) { $0.cadenceSPM.flatMap { $0 > 0 ? Double($0) : nil } }
-        if cadence.contains(where: { $0 != nil }) {
+        if facts.cadence.contains(where: { $0 != nil }) {
             charts.append(
                 RunChart(
-                    id: "cadence", title: "Cadence", series: cadence, axis: axis, format: { String(Int($0)) },
+                    id: "cadence", title: "Cadence", series: facts.cadence, axis: axis, format: { String(Int($0)) },
                     unit: "spm"))
         }
         return charts
-    }
-
-    /// Averages `value` over each bucket of elapsed time.
-    static func series(_ activity: Activity, _ elapsed: Double, _ value: (RecordPoint) -> Double?) -> Series {
-        var sums = [Double](repeating: 0, count: buckets)
-        var counts = [Int](repeating: 0, count: buckets)
-        for point in activity.points {
-            guard let v = value(point), v.isFinite else { continue }
-            let index = min(buckets - 1, max(0, Int(Double(point.elapsedSeconds) / elapsed * Double(buckets))))
-            sums[index] += v
-            counts[index] += 1
-        }
-        return zip(sums, counts).map { $1 == 0 ? nil : $0 / Double($1) }
     }
 
     /// The shared time axis: where each bucket's centre and each pause fall, and the ticks.

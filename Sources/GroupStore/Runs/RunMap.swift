@@ -44,8 +44,9 @@ struct RunMap: Sendable, Equatable {
     }
 
     /// nil when the run has no positions.
-    init?(_ activity: Activity, units: Units) {
-        let shape = RouteShape(activity: activity)
+    init?(_ facts: RunFacts, units: Units) {
+        let activity = facts.activity
+        let shape = facts.shape
         let world = shape.segments.map { $0.map(WebMercator.project) }
         let all = world.joined()
         guard let first = all.first, let last = world.last?.last else { return nil }

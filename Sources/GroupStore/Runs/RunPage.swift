@@ -140,10 +140,11 @@ extension RunPage {
         if let steps = activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps {
             stats.append(Stat(label: "Steps", value: String(steps)))
         }
-        map = RunMap(activity, units: units)
+        let facts = RunFacts(activity)
+        map = RunMap(facts, units: units)
         if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
-        charts = RunChart.charts(activity, units: units, maximumHeartRate: nil)
-        let rows = Self.splits(activity, units: units)
+        charts = RunChart.charts(facts, units: units, maximumHeartRate: nil)
+        let rows = Self.splits(facts, units: units)
         splits = rows.isEmpty ? nil : Splits(unit: units.name, rows: rows, pace: "Pace /" + units.name)
         let lapRows = activity.laps.enumerated().map { number, lap in
             LapRow(
@@ -185,38 +186,16 @@ extension RunPage {
         return gain
     }
 
-    /// One row per kilometre or mile (the last one partial), from the points' distances: timer
-    /// time (pauses left out), pace, average heart rate and the change in height.
-    static func splits(_ activity: Activity, units: Units) -> [SplitRow] {
-        let paused = activity.pauses.map { (Double($0.pause) / 1e9, $0.resume.map { Double($0) / 1e9 }) }
-        func timer(_ second: Int) -> Double {
-            let s = Double(second)
-            return s - paused.reduce(0) { sum, pause in sum + max(0, min(s, pause.1 ?? s) - pause.0) }
+    /// One row per kilometre or mile (the last one partial): time, pace, heart rate, climb.
+    static func splits(_ facts: RunFacts, units: Units) -> [SplitRow] {
+        facts.splits(every: units.meters).enumerated().map { index, split in
+            SplitRow(
+                number: split.distance >= units.meters * 0.995
+                    ? String(index + 1) : String(format: "%.2f", Double(index) + split.distance / units.meters),
+                time: Units.clock(split.timer), pace: Units.clock(split.timer / (split.distance / units.meters)),
+                heartRate: split.heartRate.map { String(Int($0)) } ?? "–",
+                climb: split.climb.map { Int($0.rounded()) }.map { $0 > 0 ? "+\($0) m" : "\($0) m" } ?? "–")
         }
-        var rows: [SplitRow] = []
-        var from = activity.points.first
-        var beats: [Int] = []
-        for point in activity.points {
-            if let heart = point.heartRateBPM { beats.append(heart) }
-            guard let start = from else { continue }
-            let ran = point.distanceMeters - start.distanceMeters
-            let isLast = point == activity.points.last
-            guard ran >= units.meters || (isLast && ran >= units.meters * 0.05) else { continue }
-            let seconds = timer(point.elapsedSeconds) - timer(start.elapsedSeconds)
-            let climb = zip([start.altitudeMeters], [point.altitudeMeters]).compactMap { a, b in
-                a.flatMap { a in b.map { $0 - a } }
-            }.first
-            rows.append(
-                SplitRow(
-                    number: ran >= units.meters * 0.995
-                        ? String(rows.count + 1) : String(format: "%.2f", Double(rows.count) + ran / units.meters),
-                    time: Units.clock(seconds), pace: Units.clock(seconds / (ran / units.meters)),
-                    heartRate: beats.isEmpty ? "–" : String(beats.reduce(0, +) / beats.count),
-                    climb: climb.map { Int($0.rounded()) }.map { $0 > 0 ? "+\($0) m" : "\($0) m" } ?? "–"))
-            from = point
-            beats = []
-        }
-        return rows
     }
 
     /// The pauses and the sensors' gaps, as sentences.

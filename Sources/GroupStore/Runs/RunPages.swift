@@ -83,15 +83,8 @@ extension WebPages {
         }
     }
 
-    /// The run's file read again, on the upload workers; nil when it can no longer be read.
     func activity(uuid: String, account: Int64) async throws -> Activity? {
-        let (format, bytes) = try await services.repository.runFile(uuid: uuid, account: account)
-        guard let format = ActivityFormat(rawValue: format) else { return nil }
-        do {
-            return try await services.uploads.run { try? format.read(bytes) }
-        } catch {
-            throw StoreError.busy("reading runs")
-        }
+        try await services.activity(uuid: uuid, account: account)
     }
 
     /// The original file, or the run written as FIT, GPX or TCX; named by the run's uuid.

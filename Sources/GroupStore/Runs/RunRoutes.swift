@@ -222,6 +222,16 @@ struct RunRoutes {
             let (run, counts, notCounted) = try await repository.run(uuid: try Self.uuid(context), account: account.id)
             return RunView(run, counts, notCounted: notCounted)
         }
+        router.get("/v1/runs/:uuid/details") { request, context in
+            let account = try await services.caller(request).account
+            let uuid = try Self.uuid(context)
+            guard let activity = try await services.activity(uuid: uuid, account: account.id) else {
+                throw StoreError(
+                    .unprocessableContent, "unreadable_file",
+                    "the run's stored file cannot be read again: download it with GET /v1/runs/\(uuid)/file")
+            }
+            return RunFacts(activity).details(uuid: uuid)
+        }
         router.get("/v1/runs/:uuid/file") { request, context in
             let account = try await services.caller(request).account
             let uuid = try Self.uuid(context)
