@@ -12,7 +12,8 @@ extension WebPages {
             let reader = Reader(account)
             var groups: [HomePage.GroupRow] = []
             for group in try await repository.groups(account: account.id) {
-                let progress = try await repository.progress(group.id, account: account.id, members: 1, legs: 1, now: now)
+                let progress = try await repository.progress(
+                    group.id, account: account.id, members: 1, legs: 1, now: now)
                 groups.append(HomePage.GroupRow(progress, reader: reader))
             }
             let week = try await repository.weeklyDistance(account: account.id, weeks: 1, now: now).last
@@ -23,7 +24,8 @@ extension WebPages {
                     week: .init(
                         distance: PageFormat.distance(week?.mm ?? 0, reader.units), runs: String(week?.runs ?? 0)),
                     groups: groups, runs: RunListPage(runs: runs, next: nil, reader: reader, viewer: "").rows,
-                    packs: PacksPart(try await repository.devices(account: account.id), now: now, zone: account.timeZone)))
+                    packs: PacksPart(
+                        try await repository.devices(account: account.id), now: now, zone: account.timeZone)))
         }
         router.anyone(.get, "/login") { request, _ in
             Self.render(
