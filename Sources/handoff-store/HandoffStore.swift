@@ -67,6 +67,17 @@ struct HandoffStore: AsyncParsableCommand {
             """)
     var signups: String?
 
+    @Option(
+        help: """
+            Map tiles under each run's route: an OpenStreetMap-style URL template such as \
+            https://tile.example.org/{z}/{x}/{y}.png (HANDOFF_STORE_MAP_TILES). Unset, no page asks \
+            anything of another site.
+            """)
+    var mapTiles: String?
+
+    @Option(help: "The attribution the tile server's terms ask for, shown on each map (HANDOFF_STORE_MAP_ATTRIBUTION).")
+    var mapAttribution: String?
+
     @Option(help: "Hours a baton stays with a holder whose pack has gone quiet, unless a group sets its own.")
     var batonLeaseHours: Double = 6
 
@@ -115,6 +126,15 @@ struct HandoffStore: AsyncParsableCommand {
                 throw ValidationError("sign-ups are open, invite or closed, not \(text)")
             }
             configuration.accounts.signUps = policy
+        }
+        if let template = mapTiles ?? environment["HANDOFF_STORE_MAP_TILES"], !template.isEmpty {
+            do {
+                configuration.mapTiles = try MapTiles(
+                    template: template,
+                    attribution: mapAttribution ?? environment["HANDOFF_STORE_MAP_ATTRIBUTION"] ?? "")
+            } catch {
+                throw ValidationError(error.message)
+            }
         }
         guard batonLeaseHours >= 1.0 / 60, batonLeaseHours <= 336 else {
             throw ValidationError("the baton lease is from 1/60 hour (a minute) to 336 hours")

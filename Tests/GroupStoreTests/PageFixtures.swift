@@ -42,6 +42,7 @@ struct PageFixture: Sendable {
             PageFixture(name: "run", model: try f.run(.outdoor)),
             PageFixture(name: "run-indoor", model: try f.run(.indoor)),
             PageFixture(name: "run-unreadable", model: try f.run(.unreadable)),
+            PageFixture(name: "run-tiles", model: try f.run(.tiles)),
             PageFixture(name: "login", model: f.login(error: nil)),
             PageFixture(name: "login-wrong-password", model: f.login(error: "That password is not this account's.")),
             PageFixture(name: "home", model: try f.home(groups: true, packs: true)),
@@ -304,16 +305,19 @@ extension PageMakers {
         return page
     }
 
-    enum RunState { case outdoor, indoor, unreadable }
+    enum RunState { case outdoor, indoor, unreadable, tiles }
 
     func run(_ state: RunState) throws -> RunPage {
         var page = RunPage(
             run: try Self.storedRun,
             counts: [RunCount(groupID: 7, groupName: "Night owls", legID: 3, distanceMM: 3_840_000)],
             notCounted: [RunNotCounted(groupID: 8, groupName: "Track Tuesdays", reason: .startedBeforeJoining)],
-            activity: state == .outdoor ? Self.activity : state == .indoor ? Self.indoorActivity : nil,
-            reader: .standard,
-            viewer: "ada")
+            activity: state == .indoor ? Self.indoorActivity : state == .unreadable ? nil : Self.activity,
+            reader: .standard, viewer: "ada",
+            tiles: state == .tiles
+                ? try MapTiles(
+                    template: "https://tile.example.org/{z}/{x}/{y}.png", attribution: "© OpenStreetMap contributors")
+                : nil)
         page.frame = frame(page.frame.title, viewer: "ada")
         page.when = TimeText(iso: t(page.when.iso), text: t(page.when.text))
         page.stats = page.stats.map { .init(label: t($0.label), value: t($0.value)) }
@@ -360,6 +364,12 @@ extension PageMakers {
         map.finish = .init(x: t(map.finish.x), y: t(map.finish.y))
         map.marks = map.marks.map { .init(x: t($0.x), y: t($0.y), label: t($0.label)) }
         (map.label, map.note) = (t(map.label), t(map.note))
+        map.tiles = map.tiles.map { tiles in
+            var tiles = tiles
+            tiles.images = tiles.images.map { .init(href: t($0.href), x: t($0.x), y: t($0.y), size: t($0.size)) }
+            (tiles.attribution, tiles.x, tiles.y) = (t(tiles.attribution), t(tiles.x), t(tiles.y))
+            return tiles
+        }
         return map
     }
 

@@ -102,6 +102,37 @@ struct RunPageTests {
     }
 
     @Test(
+        "With --map-tiles, the run's page lays the operator's tiles under the route, allows only that origin and shows the attribution; without, nothing from elsewhere",
+        arguments: Backend.available)
+    func mapTiles(_ backend: Backend) async throws {
+        var harness = try StoreHarness(backend)
+        harness.configuration.mapTiles = try MapTiles(
+            template: "https://tiles.example.org/osm/{z}/{x}/{y}.png", attribution: "© OpenStreetMap contributors")
+        let now = harness.clock.now
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let uuid = UUID().uuidString.lowercased()
+            let start = now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond)
+            #expect(try await client.upload(ada, uuid: uuid, file: RunFiles.fit(start: start)).status == .created)
+            let cookie = try await client.webSignIn("ada").cookie
+            let page = try await client.call(.get, "/runs/\(uuid)", headers: [.cookie: cookie])
+            #expect(page.status == .ok)
+            #expect(
+                page.headers[.contentSecurityPolicy]?.contains("img-src 'self' data: https://tiles.example.org;")
+                    == true)
+            // RunFiles' run goes 1.8 km north from 48.2° N, 16.37° E: the box is about two zoom-15
+            // tiles wide (128 to 256 units each), and the route is on tile x 17874, y 11362.
+            #expect(page.text.contains("<image href=\"https://tiles.example.org/osm/15/17874/11362.png\""))
+            #expect(page.text.contains("© OpenStreetMap contributors</text>"))
+            let other = try await client.call(.get, "/runs", headers: [.cookie: cookie])
+            #expect(other.headers[.contentSecurityPolicy] == WebPagesPolicy.expected, "only the run's page")
+        }
+        #expect(throws: StoreError.self) { try MapTiles(template: "ftp://x/{z}/{x}/{y}", attribution: "") }
+        #expect(throws: StoreError.self) { try MapTiles(template: "https://x/\"/{z}/{x}/{y}", attribution: "") }
+        #expect(throws: StoreError.self) { try MapTiles(template: "https://x/{z}/{x}", attribution: "") }
+    }
+
+    @Test(
         "Uploading from the form stores each good file once, names each refused one, and refuses forms from elsewhere",
         arguments: Backend.available)
     func upload(_ backend: Backend) async throws {

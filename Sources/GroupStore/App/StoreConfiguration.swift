@@ -8,6 +8,8 @@ extension StoreApplication {
         public var devices = DeviceLimits()
         /// How long a baton stays with a holder whose pack has gone quiet, unless the group says.
         public var defaultLeaseSeconds: Int64 = 6 * 3600
+        /// Map tiles under a run's route, only when the operator sets them.
+        public var mapTiles: MapTiles?
         public init() {}
     }
 }

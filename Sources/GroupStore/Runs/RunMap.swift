@@ -24,6 +24,46 @@ struct RunMap: Sendable, Equatable {
     var label: String
     /// The tolerance the simplified line keeps, in metres, and how many points it kept.
     var note: String
+    /// The operator's map tiles under the route, when `--map-tiles` is set.
+    var tiles: Tiles?
+
+    /// The tiles of an OpenStreetMap-style server that cover the box, at the zoom where one tile
+    /// is between 128 and 256 box units, and the server's attribution.
+    struct Tiles: Sendable, Equatable {
+        var images: [Image]
+        var attribution: String
+        var x: String
+        var y: String
+
+        struct Image: Sendable, Equatable {
+            var href: String
+            var x: String
+            var y: String
+            var size: String
+        }
+
+        init(_ source: MapTiles, origin: (x: Double, y: Double), span: (x: Double, y: Double), scale: Double) {
+            // A tile spans 1/2^z world units: the largest z where it is at least 128 box units.
+            let zoom = max(0, min(19, Int(log2(scale / 128).rounded(.down))))
+            let count = Double(1 << zoom)
+            let size = scale / count
+            let columns = Int((origin.x * count).rounded(.down))...Int(((origin.x + span.x) * count).rounded(.down))
+            let rows = Int((origin.y * count).rounded(.down))...Int(((origin.y + span.y) * count).rounded(.down))
+            images = rows.flatMap { row in
+                columns.compactMap { column -> Image? in
+                    guard (0..<(1 << zoom)).contains(row) else { return nil }
+                    let wrapped = ((column % (1 << zoom)) + (1 << zoom)) % (1 << zoom)
+                    return Image(
+                        href: source.url(z: zoom, x: wrapped, y: row),
+                        x: RunMap.number((Double(column) / count - origin.x) * scale),
+                        y: RunMap.number((Double(row) / count - origin.y) * scale), size: RunMap.number(size))
+                }
+            }
+            attribution = source.attribution
+            x = RunMap.number(RunMap.width - 4)
+            y = RunMap.number(span.y * scale - 4)
+        }
+    }
 
     struct Spot: Sendable, Equatable {
         var x: String
@@ -44,7 +84,7 @@ struct RunMap: Sendable, Equatable {
     }
 
     /// nil when the run has no positions.
-    init?(_ facts: RunFacts, units: Units) {
+    init?(_ facts: RunFacts, units: Units, tiles source: MapTiles? = nil) {
         let activity = facts.activity
         let shape = facts.shape
         let world = shape.segments.map { $0.map(WebMercator.project) }
@@ -71,6 +111,7 @@ struct RunMap: Sendable, Equatable {
             (Self.number((p.x - originX) * scale), Self.number((p.y - originY) * scale))
         }
         viewBox = "0 0 \(Int(Self.width)) \(Int(height))"
+        tiles = source.map { Tiles($0, origin: (originX, originY), span: (spanX, height / scale), scale: scale) }
         self.originX = String(format: "%.15g", originX)
         self.originY = String(format: "%.15g", originY)
         self.scale = String(format: "%.15g", scale)
@@ -108,5 +149,40 @@ struct RunMap: Sendable, Equatable {
         return sign + String(magnitude / 100)
             + (fraction == 0
                 ? "" : fraction % 10 == 0 ? ".\(fraction / 10)" : (fraction < 10 ? ".0\(fraction)" : ".\(fraction)"))
+    }
+}
+
+/// The operator's tile server (`--map-tiles`): an OpenStreetMap-style `{z}/{x}/{y}` URL template,
+/// and the attribution its terms ask for (`--map-attribution`). Without it no page asks anything
+/// of another site.
+public struct MapTiles: Sendable, Equatable {
+    public let template: String
+    public let attribution: String
+
+    /// nil, with the reason, when the template is not an http(s) URL with `{z}`, `{x}` and `{y}`.
+    public init(template: String, attribution: String) throws(StoreError) {
+        let lower = template.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"),
+            ["{z}", "{x}", "{y}"].allSatisfy(template.contains),
+            !template.contains(where: { $0 == "\"" || $0 == "'" || $0 == " " || $0 == "<" || $0 == ">" })
+        else {
+            throw StoreError(
+                .badRequest, "invalid_map_tiles",
+                "the map tiles are a URL template such as https://tile.example.org/{z}/{x}/{y}.png")
+        }
+        self.template = template
+        self.attribution = attribution
+    }
+
+    func url(z: Int, x: Int, y: Int) -> String {
+        template.replacingOccurrences(of: "{z}", with: String(z)).replacingOccurrences(of: "{x}", with: String(x))
+            .replacingOccurrences(of: "{y}", with: String(y))
+    }
+
+    /// The server's origin (scheme, host and port), for the pages' Content-Security-Policy.
+    var origin: String {
+        let afterScheme = template.range(of: "://").map { template[$0.upperBound...] } ?? Substring(template)
+        let host = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return String(template.prefix(while: { $0 != ":" })) + "://" + host
     }
 }

@@ -77,7 +77,7 @@ extension RunPage {
     /// The page of `run`, read from its file as `activity` (nil when the file cannot be read).
     init(
         run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], activity: Activity?, reader: Reader,
-        viewer: String
+        viewer: String, tiles: MapTiles? = nil
     ) {
         let units = reader.units
         let sport = Self.sportName(run.sport)
@@ -141,7 +141,7 @@ extension RunPage {
             stats.append(Stat(label: "Steps", value: String(steps)))
         }
         let facts = RunFacts(activity)
-        map = RunMap(facts, units: units)
+        map = RunMap(facts, units: units, tiles: tiles)
         if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
         charts = RunChart.charts(facts, units: units, maximumHeartRate: nil)
         let rows = Self.splits(facts, units: units)

@@ -43,10 +43,11 @@ extension WebPages {
             try await Self.ownRun(context, account) { uuid in
                 let (run, counts, notCounted) = try await repository.run(uuid: uuid, account: account.id)
                 let activity = try await activity(uuid: uuid, account: account.id)
+                let tiles = services.configuration.mapTiles
                 return Self.render(
                     RunPage(
                         run: run, counts: counts, notCounted: notCounted, activity: activity, reader: Reader(account),
-                        viewer: account.username))
+                        viewer: account.username, tiles: tiles), imagesFrom: tiles?.origin)
             }
         }
         router.signedIn(.get, "/runs/:uuid/download") { request, context, account in

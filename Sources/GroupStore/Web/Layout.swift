@@ -10,12 +10,18 @@ extension WebPages {
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    static func render<Model: PageModel>(_ model: Model, status: HTTPResponse.Status = .ok) -> Response {
+    /// The page; `imagesFrom` is another origin its images may come from (the operator's map tiles).
+    static func render<Model: PageModel>(
+        _ model: Model, status: HTTPResponse.Status = .ok, imagesFrom: String? = nil
+    ) -> Response {
         Response(
             status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8",
-                .contentSecurityPolicy: contentSecurityPolicy,
+                .contentSecurityPolicy: imagesFrom.map {
+                    contentSecurityPolicy.replacingOccurrences(
+                        of: "img-src 'self' data:", with: "img-src 'self' data: \($0)")
+                } ?? contentSecurityPolicy,
                 .cacheControl: "no-store",
                 HTTPField.Name("X-Content-Type-Options")!: "nosniff",
                 HTTPField.Name("Referrer-Policy")!: "same-origin",
