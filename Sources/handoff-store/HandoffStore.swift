@@ -16,7 +16,8 @@ struct HandoffStore: AsyncParsableCommand {
             _PUBLIC_URL, _HEADER_TIMEOUT, _IDLE_TIMEOUT, _TRUSTED_PROXY, _SIGNUPS). Listening on every address (0.0.0.0 or ::) needs \
             --public-url: the store tells packs where people link them, and will not guess it.
             """,
-        version: StoreVersion.current)
+        version: StoreVersion.current,
+        subcommands: [AccountCommand.self])
 
     @Option(help: "The address to listen on (HANDOFF_STORE_HOST).")
     var host: String?
@@ -24,16 +25,7 @@ struct HandoffStore: AsyncParsableCommand {
     @Option(help: "The port to listen on (HANDOFF_STORE_PORT).")
     var port: Int?
 
-    @Option(
-        help: "The data directory for the SQLite database (HANDOFF_STORE_DATA; default $XDG_DATA_HOME/handoff-store).")
-    var data: String?
-
-    @Option(
-        help: """
-            A PostgreSQL database instead of SQLite, as postgres://USER:PASSWORD@HOST:PORT/NAME \
-            (HANDOFF_STORE_DATABASE).
-            """)
-    var database: String?
+    @OptionGroup var storage: StorageOptions
 
     @Option(help: "The address people open, when the store is behind a proxy (HANDOFF_STORE_PUBLIC_URL).")
     var publicURL: String?
@@ -60,23 +52,7 @@ struct HandoffStore: AsyncParsableCommand {
             """)
     var trustedProxy: String?
 
-    @Option(
-        help: """
-            Who may make an account: open (anyone), invite (only from a group's invite link) or closed \
-            (nobody); the first account is always allowed, for the operator (HANDOFF_STORE_SIGNUPS; default open).
-            """)
-    var signups: String?
-
-    @Option(
-        help: """
-            Map tiles under each run's route: an OpenStreetMap-style URL template such as \
-            https://tile.example.org/{z}/{x}/{y}.png (HANDOFF_STORE_MAP_TILES). Unset, no page asks \
-            anything of another site.
-            """)
-    var mapTiles: String?
-
-    @Option(help: "The attribution the tile server's terms ask for, shown on each map (HANDOFF_STORE_MAP_ATTRIBUTION).")
-    var mapAttribution: String?
+    @OptionGroup var web: WebOptions
 
     @Option(help: "Hours a baton stays with a holder whose pack has gone quiet, unless a group sets its own.")
     var batonLeaseHours: Double = 6
@@ -121,29 +97,15 @@ struct HandoffStore: AsyncParsableCommand {
             }
             configuration.network.trustedProxy = proxy
         }
-        if let text = signups ?? environment["HANDOFF_STORE_SIGNUPS"], !text.isEmpty {
-            guard let policy = AccountService.SignUps(rawValue: text) else {
-                throw ValidationError("sign-ups are open, invite or closed, not \(text)")
-            }
-            configuration.accounts.signUps = policy
-        }
-        if let template = mapTiles ?? environment["HANDOFF_STORE_MAP_TILES"], !template.isEmpty {
-            do {
-                configuration.mapTiles = try MapTiles(
-                    template: template,
-                    attribution: mapAttribution ?? environment["HANDOFF_STORE_MAP_ATTRIBUTION"] ?? "")
-            } catch {
-                throw ValidationError(error.message)
-            }
-        }
+        try web.apply(to: &configuration, environment)
         guard batonLeaseHours >= 1.0 / 60, batonLeaseHours <= 336 else {
             throw ValidationError("the baton lease is from 1/60 hour (a minute) to 336 hours")
         }
         configuration.defaultLeaseSeconds = Int64(batonLeaseHours * 3600)
         var logger = Logger(label: "handoff.store")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let databaseURL = (database ?? environment["HANDOFF_STORE_DATABASE"]).flatMap { $0.isEmpty ? nil : $0 }
-        let directory = data ?? environment["HANDOFF_STORE_DATA"] ?? Self.defaultData(environment)
+        let databaseURL = storage.databaseURL(environment)
+        let directory = storage.directory(environment)
         // Before anything is made on disk: where the data goes, then where the store listens.
         do {
             if let databaseURL {
@@ -155,15 +117,8 @@ struct HandoffStore: AsyncParsableCommand {
         } catch {
             throw Self.refuse(error.description)
         }
-        let engine: any SQLDatabase
-        if let url = databaseURL {
-            // Its connection pool runs in the application's ServiceGroup.
-            engine = try PostgresDatabase(url: url, logger: logger)
-        } else {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            engine = try SQLiteDatabase(path: directory + "/store.sqlite")
-        }
+        // A PostgreSQL pool runs in the application's ServiceGroup.
+        let engine = try storage.open(environment, logger: logger)
         let app = StoreApplication.make(database: engine, configuration: configuration, logger: logger) {
             [logger] in
             if let url = databaseURL {
@@ -224,8 +179,4 @@ struct HandoffStore: AsyncParsableCommand {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
-    static func defaultData(_ environment: [String: String]) -> String {
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/handoff-store" }
-        return (environment["HOME"] ?? ".") + "/.local/share/handoff-store"
-    }
 }

@@ -25,6 +25,8 @@ struct PageFixture: Sendable {
             PageFixture(name: "signup-taken", model: f.signUp(.error)),
             PageFixture(name: "signup-invite-only", model: f.signUp(.closed)),
             PageFixture(name: "welcome", model: f.welcome()),
+            PageFixture(name: "reset", model: f.reset(error: false)),
+            PageFixture(name: "reset-weak", model: f.reset(error: true)),
             PageFixture(name: "settings", model: f.settings(notice: true)),
             PageFixture(name: "settings-error", model: f.settings(notice: false)),
             PageFixture(name: "group-new", model: f.newGroup(error: false)),
@@ -422,6 +424,13 @@ extension PageMakers {
             page.form = form
         }
         if state == .error { page.error = t("the username ada is taken: choose another") }
+        return page
+    }
+
+    func reset(error: Bool) -> ResetPage {
+        var page = ResetPage(username: t("ada"), action: t("/reset/0123abcd"))
+        page.frame = frame("Choose a new password", viewer: nil)
+        if error { page.error = t("a password is at least 10 characters") }
         return page
     }
 

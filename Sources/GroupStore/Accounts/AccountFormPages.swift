@@ -44,6 +44,31 @@ extension WebPages {
                 return response
             }
         }
+        router.anyone(.get, "/reset/:token") { _, context in
+            let token = context.parameters.get("token") ?? ""
+            guard let account = try await services.repository.passwordReset(token: token, now: services.now()) else {
+                return Self.message("No such link", AccountService.resetGone.message, status: .notFound)
+            }
+            return Self.render(ResetPage(username: account.username, action: SitePath.reset(token).path))
+        }
+        router.anyone(.post, "/reset/:token") { request, context in
+            let token = context.parameters.get("token") ?? ""
+            let form = try await Self.form(request, context)
+            do {
+                try await services.accounts.resetPassword(token: token, password: form["password"] ?? "")
+            } catch let error as StoreError where error.status == .notFound {
+                return Self.message("No such link", error.message, status: .notFound)
+            } catch let error as StoreError where error.status == .unprocessableContent || error.status == .badRequest {
+                let account = try await services.repository.passwordReset(token: token, now: services.now())
+                var page = ResetPage(username: account?.username ?? "", action: SitePath.reset(token).path)
+                page.error = error.message
+                return Self.render(page, status: error.status)
+            }
+            return Self.render(
+                MessagePage(
+                    "Password changed", "Your new password works now; every session and pack link ended.",
+                    isError: false, link: Link(href: SitePath.login().path, label: "Sign in")))
+        }
         router.signedIn(.get, "/welcome") { request, _, account in
             Self.render(
                 WelcomePage(viewer: account.username, reader: Reader(account), origin: services.origin(request)))

@@ -29,6 +29,15 @@ struct SignUpPage: PageModel {
     }
 }
 
+/// The form a one-time reset link opens: a new password for the account it names.
+struct ResetPage: PageModel {
+    static let template = "reset"
+    var frame = Frame("Choose a new password", viewer: nil)
+    var username: String
+    var action: String
+    var error: String?
+}
+
 /// The units and time zone form, on the first-visit page and in the settings.
 struct Preferences: Sendable, Equatable {
     var action = SitePath.preferences.path

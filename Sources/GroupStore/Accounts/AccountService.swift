@@ -200,6 +200,20 @@ public struct AccountService: Sendable {
         try await repository.deleteAccount(id: account.id, now: now())
     }
 
+    /// Sets a new password from the operator's one-time link: every session and pack token ends.
+    public func resetPassword(token: String, password: String) async throws {
+        try AccountRules.password(password)
+        guard try await repository.passwordReset(token: token, now: now()) != nil else { throw Self.resetGone }
+        let hash = try await hashPassword(password)
+        guard try await repository.usePasswordReset(token: token, passwordHash: hash, now: now()) else {
+            throw Self.resetGone
+        }
+    }
+
+    static let resetGone = StoreError(
+        .notFound, "not_found",
+        "this reset link is used, expired or not one the store made: ask the store's operator for a new one")
+
     private func issue(_ account: Int64) async throws -> Issued {
         let token = Self.randomToken()
         let time = now()

@@ -49,6 +49,56 @@ extension StoreRepository {
         }
     }
 
+    /// A one-time password reset link for `username`, valid for `lifetimeSeconds`: its token, to
+    /// put in `/reset/{token}`. The operator hands it over (`handoff-store account reset-password`).
+    public func issuePasswordReset(
+        username: String, now: WallInstant, lifetimeSeconds: Int64 = 86_400
+    ) async throws
+        -> String
+    {
+        guard let account = try await account(username: username) else {
+            throw StoreError(.notFound, "not_found", "no account is named \(username): check the spelling")
+        }
+        let token = AccountService.randomToken()
+        try await write { db in
+            try await db.query("DELETE FROM password_reset WHERE expires_ns < ?", now.nanosecondsSinceEpoch)
+            try await db.query(
+                "INSERT INTO password_reset (token_hash, account_id, expires_ns) VALUES (?, ?, ?)",
+                AccountService.digest(token), account.id,
+                now.advanced(byNanoseconds: lifetimeSeconds * nanosecondsPerSecond).nanosecondsSinceEpoch)
+        }
+        return token
+    }
+
+    /// The account a reset link is for, while it is unused and unexpired.
+    func passwordReset(token: String, now: WallInstant) async throws -> Account? {
+        try await read { db in
+            try await db.one(
+                """
+                SELECT account.* FROM password_reset JOIN account ON account.id = password_reset.account_id
+                WHERE password_reset.token_hash = ? AND password_reset.expires_ns >= ?
+                """, AccountService.digest(token), now.nanosecondsSinceEpoch
+            ).map(Self.account)
+        }
+    }
+
+    /// Uses a reset link: sets the password hash, ends every session and pack token, and the
+    /// link; false when the link is unknown, used or expired.
+    func usePasswordReset(token: String, passwordHash: String, now: WallInstant) async throws -> Bool {
+        try await write { db in
+            guard
+                let row = try await db.one(
+                    "DELETE FROM password_reset WHERE token_hash = ? AND expires_ns >= ? RETURNING account_id",
+                    AccountService.digest(token), now.nanosecondsSinceEpoch)
+            else { return false }
+            let account = try row.int("account_id")
+            try await db.query("UPDATE account SET password_hash = ? WHERE id = ?", passwordHash, account)
+            try await db.query("DELETE FROM device WHERE account_id = ?", account)
+            try await db.query("DELETE FROM token WHERE account_id = ?", account)
+            return true
+        }
+    }
+
     /// Whether any account exists yet.
     func hasAccounts() async throws -> Bool {
         try await read { db in try await db.one("SELECT 1 AS x FROM account LIMIT 1") != nil }

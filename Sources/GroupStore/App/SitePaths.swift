@@ -41,6 +41,8 @@ enum SitePath: Equatable {
     case newGroup
     /// The page an invite link opens.
     case join(String)
+    /// The operator's one-time password reset link.
+    case reset(String)
     case editGroup(Int64)
     case leaveGroup(Int64)
     case removeMember(Int64, Int64)
@@ -74,6 +76,7 @@ enum SitePath: Equatable {
         case .export: "/settings/export"
         case .newGroup: "/groups/new"
         case .join(let code): "/join/" + Self.percentEncode(code)
+        case .reset(let token): "/reset/" + Self.percentEncode(token)
         case .editGroup(let id): "/groups/\(id)/edit"
         case .leaveGroup(let id): "/groups/\(id)/leave"
         case .removeMember(let id, let account): "/groups/\(id)/members/\(account)/remove"

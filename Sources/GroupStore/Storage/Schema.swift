@@ -233,6 +233,17 @@ enum Schema {
                 ALTER TABLE account ADD COLUMN units TEXT NOT NULL DEFAULT 'km';
                 ALTER TABLE account ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC'
                 """),
+        // A forgotten password: the operator's one-time link (`handoff-store account
+        // reset-password`), kept as a digest, as session tokens are.
+        Migration(
+            version: 9, name: "one-time password reset links",
+            sql: """
+                CREATE TABLE password_reset (
+                    token_hash TEXT PRIMARY KEY,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    expires_ns INT NOT NULL
+                )
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.
