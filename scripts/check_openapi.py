@@ -40,14 +40,20 @@ def documented_operations(document):
 def registered_routes():
     """"METHOD /path/{param}" for each `router.<method>("…")` call in the store's sources."""
     routes = set()
+    # The API's `router.get("…")`, and the pages' `router.anyone(.get, "…")` / `router.signedIn(.post, "…")`.
     call = re.compile(r'\brouter\.(get|put|post|patch|delete)\(\s*"([^"]*)"')
+    page = re.compile(r'\b(?:router|pages)\.(?:anyone|signedIn)\(\s*\.(get|put|post|patch|delete)\s*,\s*"([^"]*)"')
+    # The store's own files, registered in a loop over ("/static/…", file) pairs.
+    static = re.compile(r'\("(/static/[^"]+)",\s*StaticFile\.')
     for directory, _, files in os.walk(SOURCES):
         for name in files:
             if name.endswith(".swift"):
                 with open(os.path.join(directory, name), encoding="utf-8") as f:
-                    for method, path in call.findall(f.read()):
-                        path = "/".join("{" + p[1:] + "}" if p.startswith(":") else p for p in path.split("/"))
-                        routes.add(f"{method.upper()} {path}")
+                    text = f.read()
+                found = call.findall(text) + page.findall(text) + [("get", p) for p in static.findall(text)]
+                for method, path in found:
+                    path = "/".join("{" + p[1:] + "}" if p.startswith(":") else p for p in path.split("/"))
+                    routes.add(f"{method.upper()} {path}")
     return routes
 
 
@@ -132,7 +138,8 @@ def main():
         responses = operation.get("responses") or {}
         if not responses:
             problems.append(f"{label}: no responses")
-        for status, (name, _) in FAULT_RESPONSES.items():
+        # The store's own files (/static/) never read the database.
+        for status, (name, _) in ([] if route.startswith("/static/") else FAULT_RESPONSES.items()):
             # 503 `busy` (a full bcrypt or file-reading queue) documents database_unavailable too.
             allowed = {f"#/components/responses/{n}" for n in ([name, "Busy"] if status == "503" else [name])}
             inline = "$ref" not in responses.get(status, {}) and "database" in responses.get(status, {}).get("description", "")

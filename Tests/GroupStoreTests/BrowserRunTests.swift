@@ -41,6 +41,8 @@ struct BrowserRunTests {
             var look = Look(browser: browser, axe: axe, backend: backend)
             do {
                 // Ada signs up and lands on the first-visit page.
+                try await browser.open(origin + "/login")
+                try await look.check("login")
                 try await browser.open(origin + "/signup")
                 try await look.check("signup")
                 try await Self.signUp(browser, "ada")
@@ -64,6 +66,9 @@ struct BrowserRunTests {
                 #expect(
                     try await browser.script("return document.querySelector('[data-copy]').hidden") as? Bool == false)
                 try await look.check("group-owner")
+                try await browser.open(origin + "/")
+                #expect(try await browser.all(".groups li").count == 1)
+                try await look.check("home")
                 try await browser.click("form[action='/logout'] button")
                 try await browser.waitFor("the sign-in page") { $0.hasPrefix(origin + "/login") }
 
@@ -97,6 +102,9 @@ struct BrowserRunTests {
                 try await look.check("run")
                 try await Self.checkRoute(browser, activity)
                 try await Self.checkHeartRate(browser, activity)
+                try await browser.open(page + "/delete")
+                #expect(try await browser.text("h1") == "Delete this run?")
+                try await look.check("run-delete")
 
                 try await browser.open(origin + "/runs")
                 #expect(try await browser.all("#runs tr").count == 2)

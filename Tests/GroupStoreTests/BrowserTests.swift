@@ -153,7 +153,10 @@ struct BrowserTests {
                         "return [document.documentElement.scrollWidth, window.innerWidth]") as? [Int]
                 #expect(homeWidth.map { $0[0] <= $0[1] } == true, "the page is \(homeWidth ?? []) px wide")
                 try save(try await browser.screenshot(), "home-page-\(backend.rawValue).png")
-                try await browser.click("#packs form button")
+                try await browser.click("#packs a")
+                try await browser.waitFor("the question before unlinking") { $0.hasSuffix("/unlink") }
+                #expect(try await browser.text("h1") == "Unlink ada's pack?")
+                try await browser.click("form[action$='/unlink'] button")
                 try await browser.waitFor("the person's page after unlinking") { $0 == origin + "/" }
                 #expect(try await browser.text("main").contains("No pack is linked"))
                 #expect(try await client.call(.get, "/v1/groups", token: token).status == .unauthorized)

@@ -50,6 +50,7 @@ struct PageFixture: Sendable {
             PageFixture(name: "home", model: try f.home(groups: true, packs: true)),
             PageFixture(name: "home-new", model: try f.home(groups: false, packs: false)),
             PageFixture(name: "device-ask", model: f.device(.ask)),
+            PageFixture(name: "unlink", model: f.unlink()),
             PageFixture(name: "device-error", model: f.device(.error)),
             PageFixture(name: "device-linked", model: f.device(.linked)),
             PageFixture(name: "group", model: f.group(.top)),
@@ -128,6 +129,12 @@ struct PageMakers {
             runs: groups ? try runList(empty: false).rows : [], packs: packs(any))
         (page.newGroup, page.allRuns, page.upload) = (t(page.newGroup), t(page.allRuns), t(page.upload))
         return page
+    }
+
+    func unlink() -> UnlinkPage {
+        UnlinkPage(
+            frame: frame("Unlink ada's pack?", viewer: "ada"), name: t("ada's pack"), action: t("/devices/3/unlink"),
+            back: t("/settings"))
     }
 
     enum DeviceState { case ask, error, linked }

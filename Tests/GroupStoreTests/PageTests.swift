@@ -79,7 +79,11 @@ struct PageTests {
             let id = try #require(try devices.decode(DeviceList.self).devices.first?.id)
             let home = try await client.call(.get, "/", headers: [.cookie: cookie])
             #expect(home.text.contains("<td>ada&#39;s &lt;pack&gt;</td>"))
-            #expect(home.text.contains("action=\"/devices/\(id)/unlink\""))
+            #expect(home.text.contains("href=\"/devices/\(id)/unlink\""))
+            // Unlinking asks first: the link opens a question whose form unlinks.
+            let question = try await client.call(.get, "/devices/\(id)/unlink", headers: [.cookie: cookie])
+            #expect(question.status == .ok && question.text.contains("action=\"/devices/\(id)/unlink\""))
+            #expect(try await client.call(.get, "/devices/999/unlink", headers: [.cookie: cookie]).status == .notFound)
 
             // Without a session: to sign in, and the pack stays linked.
             let anonymous = try await client.call(.post, "/devices/\(id)/unlink")

@@ -17,6 +17,18 @@ extension WebPages {
                     account: account)
             }
         }
+        router.signedIn(.get, "/devices/:device/unlink") { _, context, account in
+            let id = try context.id("device", "pack")
+            guard let device = try await repository.devices(account: account.id).first(where: { $0.id == id }) else {
+                return Self.message(
+                    "Not found", "You have no such pack: it may be unlinked already.", status: .notFound,
+                    account: account)
+            }
+            return Self.render(
+                UnlinkPage(
+                    frame: Frame("Unlink \(device.name)?", viewer: account.username), name: device.name,
+                    action: SitePath.unlinkDevice(id).path, back: SitePath.settings.path))
+        }
         router.signedIn(.get, "/device", next: { SitePath.device(code: Self.code($0)).path }) { request, _, account in
             let code = Self.code(request)
             // RFC 8628 §5.4: a code that came in the address may have come from someone else, so
@@ -59,6 +71,15 @@ extension WebPages {
     /// The code in the device page's address, as the pack's `verification_uri_complete` puts it.
     static func code(_ request: Request) -> String { request.uri.queryParameters["code"].map(String.init) ?? "" }
 
+}
+
+/// The question before a pack is unlinked.
+struct UnlinkPage: PageModel {
+    static let template = "unlink"
+    var frame: Frame
+    var name: String
+    var action: String
+    var back: String
 }
 
 /// The page where a person enters the code a pack shows, and its answer.
