@@ -38,6 +38,9 @@ struct RunPageTests {
             let stylesheet = try await client.call(.get, "/static/style.css?v=1")
             #expect(stylesheet.status == .ok && stylesheet.headers[.contentType] == "text/css; charset=utf-8")
             #expect(stylesheet.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            let script = try await client.call(.get, "/static/app.js?v=1")
+            #expect(script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8")
+            #expect(script.text.contains("navigator.clipboard"))
 
             for path in ["/runs", "/runs/\(uuid)", "/runs/\(uuid)/delete", "/runs/upload"] {
                 let page = try await client.call(.get, path, headers: [.cookie: ours])
