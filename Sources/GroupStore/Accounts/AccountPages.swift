@@ -111,12 +111,11 @@ struct HomePage: PageModel {
 extension HomePage.GroupRow {
     init(_ progress: Progress, reader: Reader) {
         let group = progress.group
-        let fraction = group.goalMM > 0 ? min(1, Double(group.totalMM) / Double(group.goalMM)) : 0
         href = SitePath.group(group.id).path
         name = group.name
         total = PageFormat.distance(group.totalMM, reader.units)
         goal = PageFormat.distance(group.goalMM, reader.units)
-        percent = String(format: "%.1f", fraction * 100)
+        percent = PageFormat.percent(group.totalMM, of: group.goalMM)
         baton = progress.baton.holderName.map { "\($0) holds the baton" } ?? "the baton is free"
     }
 }

@@ -94,12 +94,11 @@ enum GroupPage {
         let units = reader.units
         let isOwner = progress.me?.accountID != nil && progress.me?.accountID == progress.group.ownerID
         let group = progress.group
-        let fraction = group.goalMM > 0 ? min(1, Double(group.totalMM) / Double(group.goalMM)) : 0
         var model = GroupPageModel(
             frame: Frame(group.name, viewer: viewer),
             goal: .init(
                 total: PageFormat.distance(group.totalMM, units), target: PageFormat.distance(group.goalMM, units),
-                percent: String(format: "%.1f", fraction * 100),
+                percent: PageFormat.percent(group.totalMM, of: group.goalMM),
                 deadline: group.deadline.map { PageFormat.time($0, zone: reader.zone) }),
             search: .init(action: SitePath.group(group.id).path, q: ""),
             listing: .init(rows: []))

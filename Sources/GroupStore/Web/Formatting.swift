@@ -47,6 +47,11 @@ enum PageFormat {
         return TimeText(iso: iso(instant), text: "\(weekday) \(civil.day) \(month) \(civil.year), \(clock) \(name)")
     }
 
+    /// How much of a goal is done, "25.0": at most 100, 0 for no goal.
+    static func percent(_ done: Int64, of goal: Int64) -> String {
+        String(format: "%.1f", goal > 0 ? min(1, Double(done) / Double(goal)) * 100 : 0)
+    }
+
     static func duration(_ nanoseconds: Int64) -> String {
         let minutes = max(0, nanoseconds / nanosecondsPerSecond / 60)
         if minutes < 60 { return "\(minutes) min" }
