@@ -234,15 +234,7 @@ struct Look {
                 try await browser.script("return [document.documentElement.scrollWidth, window.innerWidth]") as? [Int]
             #expect(size.map { $0[0] <= $0[1] } == true, "\(name) at \(width) px is \(size ?? []) px wide")
         }
-        let found = try await browser.asyncScript(
-            axe + """
-
-                const done = arguments[arguments.length - 1];
-                axe.run(document, { resultTypes: ['violations'] }).then(results => done(
-                  results.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-                    .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))));
-                """)
-        let violations = found as? [String] ?? ["axe gave no answer: \(String(describing: found))"]
+        let violations = try await Axe.violations(browser, axe)
         #expect(violations.isEmpty, "\(name): \(violations)")
     }
 }
@@ -251,6 +243,20 @@ struct Look {
 enum Axe {
     struct Missing: Error, CustomStringConvertible {
         var description: String { "axe-core is missing: run scripts/setup --test (it installs axe-selenium-python)" }
+    }
+
+    /// The serious and critical violations axe-core finds on the browser's page, each as its rule
+    /// and the elements it names.
+    static func violations(_ browser: Browser, _ axe: String) async throws -> [String] {
+        let found = try await browser.asyncScript(
+            axe + """
+
+                const done = arguments[arguments.length - 1];
+                axe.run(document, { resultTypes: ['violations'] }).then(results => done(
+                  results.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+                    .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))));
+                """)
+        return found as? [String] ?? ["axe gave no answer: \(String(describing: found))"]
     }
 
     static func source() throws -> String {

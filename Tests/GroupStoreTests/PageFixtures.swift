@@ -517,7 +517,14 @@ extension PageMakers {
         (form.action, form.button, form.name, form.goal, form.deadline) = (
             "/groups/7/edit", "Save", "Night owls", "500", "2026-12-25"
         )
-        model.manage = .init(groupForm: groupForm(form))
+        model.manage = .init(
+            groupForm: groupForm(form),
+            rotation: [
+                .init(name: t("bob"), earlier: nil, later: t("/groups/7/rotation/2/later")),
+                .init(
+                    name: t("cleo"), earlier: t("/groups/7/rotation/3/earlier"), later: t("/groups/7/rotation/3/later")),
+                .init(name: t("ada"), earlier: t("/groups/7/rotation/1/earlier"), later: nil),
+            ])
         model.leave = .init(action: t("/groups/7/leave"), consequence: t("What you ran stays in the group's total."))
         for index in model.listing.rows.indices where !model.listing.rows[index].isMe {
             model.listing.rows[index].remove = t("/groups/7/members/\(index + 2)/remove")

@@ -111,6 +111,29 @@ struct SettingsPageTests {
             #expect(notOwner.status == .forbidden || notOwner.status == .notFound)
 
             let bobID = try #require(try await client.call(.get, "/v1/me", token: bob).json["id"] as? Int)
+            // The rotation: ada then bob, by joining; the owner moves bob earlier, then later again.
+            func rotation() async throws -> [String] {
+                try await client.call(.get, "/v1/groups/\(id)/members?order=rotation", token: ada).decode(
+                    MemberPage.self
+                )
+                .members.map(\.username)
+            }
+            #expect(try await rotation() == ["ada", "bob"])
+            let moved = try await client.call(
+                .post, "/groups/\(id)/rotation/\(bobID)/earlier", headers: [.cookie: adaCookie])
+            #expect(moved.status == .seeOther && moved.headers[.location] == "/groups/\(id)")
+            #expect(try await rotation() == ["bob", "ada"])
+            #expect(
+                try await client.call(.post, "/groups/\(id)/rotation/\(bobID)/earlier", headers: [.cookie: adaCookie])
+                    .status == .seeOther, "already first: nothing changes")
+            #expect(try await rotation() == ["bob", "ada"])
+            #expect(
+                try await client.call(.post, "/groups/\(id)/rotation/\(bobID)/later", headers: [.cookie: bobCookie])
+                    .status == .forbidden, "only the owner")
+            #expect(
+                try await client.call(.post, "/groups/\(id)/rotation/\(bobID)/later", headers: [.cookie: adaCookie])
+                    .status == .seeOther)
+            #expect(try await rotation() == ["ada", "bob"])
             let removed = try await client.call(
                 .post, "/groups/\(id)/members/\(bobID)/remove", headers: [.cookie: adaCookie])
             #expect(removed.status == .seeOther && removed.headers[.location] == "/groups/\(id)")

@@ -46,6 +46,8 @@ enum SitePath: Equatable {
     case editGroup(Int64)
     case leaveGroup(Int64)
     case removeMember(Int64, Int64)
+    /// The owner moves a member one place earlier or later in the baton's rotation.
+    case moveInRotation(Int64, Int64, earlier: Bool)
 
     /// The path with its query, percent-encoded: ready for a `Location` as it is (it holds no `"`,
     /// `<`, `>` nor `'`); a page's template escapes it like any other value.
@@ -80,6 +82,8 @@ enum SitePath: Equatable {
         case .editGroup(let id): "/groups/\(id)/edit"
         case .leaveGroup(let id): "/groups/\(id)/leave"
         case .removeMember(let id, let account): "/groups/\(id)/members/\(account)/remove"
+        case .moveInRotation(let id, let account, let earlier):
+            "/groups/\(id)/rotation/\(account)/" + (earlier ? "earlier" : "later")
         }
     }
 

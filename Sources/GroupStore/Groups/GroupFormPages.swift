@@ -167,12 +167,34 @@ extension WebPages {
                     link: Link(href: SitePath.group(id).path, label: "Back to the group's page"))
             }
         }
+        router.signedIn(.post, "/groups/:group/rotation/:member/earlier") { _, context, account in
+            try await move(context, account, earlier: true)
+        }
+        router.signedIn(.post, "/groups/:group/rotation/:member/later") { _, context, account in
+            try await move(context, account, earlier: false)
+        }
         router.signedIn(.post, "/groups/:group/leave") { _, context, account in
             try await leave(context, account, member: account.id)
         }
         router.signedIn(.post, "/groups/:group/members/:member/remove") { _, context, account in
             try await leave(context, account, member: try context.id("member", "member"))
         }
+    }
+
+    /// The owner moves a member one place in the rotation; then back to the group's page.
+    func move(_ context: StoreContext, _ account: Account, earlier: Bool) async throws -> Response {
+        let id = try context.id("group", "group")
+        do {
+            try await services.repository.moveInRotation(
+                id, owner: account.id, member: try context.id("member", "member"), earlier: earlier)
+        } catch let error as StoreError
+            where error.status != .serviceUnavailable && error.status != .insufficientStorage
+        {
+            return Self.message(
+                error.status == .notFound ? "Not found" : "Not done", error.message, status: error.status,
+                account: account, link: Link(href: SitePath.group(id).path, label: "Back to the group's page"))
+        }
+        return Self.redirect(.group(id))
     }
 
     func newGroupPage(_ account: Account) -> NewGroupPage {

@@ -30,10 +30,16 @@ extension WebPages {
                             limit: GroupPage.perPage, now: now
                         ).page
                 }
+                // The owner sees the rotation's first members, to move them.
+                let rotation =
+                    progress.group.ownerID == account.id
+                    ? try await repository.members(
+                        id, account: account.id, order: .rotation, after: nil, limit: GroupPage.perPage, now: now
+                    ).page.rows : []
                 return Self.render(
                     GroupPage.model(
                         progress, listing, page, now: now, viewer: account.username, reader: Reader(account),
-                        origin: services.origin(request)))
+                        origin: services.origin(request), rotation: rotation))
             } catch let error as StoreError where error.status == .notFound {
                 return Self.message("Not found", error.message, status: .notFound, account: account)
             } catch let error as StoreError where [.unprocessableContent, .badRequest].contains(error.status) {
@@ -89,7 +95,7 @@ enum GroupPage {
     /// The page's model: what the viewer may see of the group, as text.
     static func model(
         _ progress: Progress, _ listing: Listing, _ page: Page<Member>?, now: WallInstant, viewer: String,
-        reader: Reader = .standard, origin: String = ""
+        reader: Reader = .standard, origin: String = "", rotation: [Member] = []
     ) -> GroupPageModel {
         let units = reader.units
         let isOwner = progress.me?.accountID != nil && progress.me?.accountID == progress.group.ownerID
@@ -138,7 +144,16 @@ enum GroupPage {
         if case .top = listing {} else { top = Link(href: SitePath.group(group.id).path, label: "Top") }
         model.invite = GroupPageModel.Invite(link: origin + SitePath.join(group.inviteCode).path)
         if isOwner {
-            model.manage = GroupPageModel.Manage(groupForm: GroupForm(group, reader: reader))
+            model.manage = GroupPageModel.Manage(
+                groupForm: GroupForm(group, reader: reader),
+                rotation: rotation.enumerated().map { index, member in
+                    GroupPageModel.Turn(
+                        name: member.username,
+                        earlier: index > 0
+                            ? SitePath.moveInRotation(group.id, member.accountID, earlier: true).path : nil,
+                        later: index < rotation.count - 1
+                            ? SitePath.moveInRotation(group.id, member.accountID, earlier: false).path : nil)
+                })
         }
         model.leave = GroupPageModel.Leave(
             action: SitePath.leaveGroup(group.id).path,
@@ -194,6 +209,14 @@ struct GroupPageModel: PageModel {
 
     struct Manage: Sendable, Equatable {
         var groupForm: GroupForm
+        /// The first members in turn, each with buttons that move them.
+        var rotation: [Turn] = []
+    }
+
+    struct Turn: Sendable, Equatable {
+        var name: String
+        var earlier: String?
+        var later: String?
     }
 
     struct Leave: Sendable, Equatable {

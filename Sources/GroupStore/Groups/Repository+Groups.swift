@@ -255,6 +255,38 @@ extension StoreRepository {
         }
     }
 
+    /// The owner moves a member one place earlier or later in the rotation: the two swap turns.
+    /// Already first (or last), nothing changes.
+    func moveInRotation(_ id: Int64, owner: Int64, member: Int64, earlier: Bool) async throws {
+        try await write { db in
+            try await Self.holdRollUps(db)
+            _ = try await Self.ownedGroup(db, id, owner)
+            guard let row = try await db.one("SELECT turn FROM member WHERE team_id = ? AND account_id = ?", id, member)
+            else { throw StoreError(.notFound, "member_not_found", "that runner is not a member of this group") }
+            let turn = try row.int("turn")
+            let neighbour =
+                earlier
+                ? try await db.one(
+                    """
+                    SELECT account_id, turn FROM member WHERE team_id = ? AND (turn < ? OR (turn = ? AND account_id < ?))
+                    ORDER BY turn DESC, account_id DESC LIMIT 1
+                    """, id, turn, turn, member)
+                : try await db.one(
+                    """
+                    SELECT account_id, turn FROM member WHERE team_id = ? AND (turn > ? OR (turn = ? AND account_id > ?))
+                    ORDER BY turn, account_id LIMIT 1
+                    """, id, turn, turn, member)
+            guard let neighbour else { return }
+            var other = try neighbour.int("turn")
+            // Equal turns (never set apart) are made distinct, so that the move shows.
+            if other == turn { other += earlier ? -1 : 1 }
+            try await db.query(
+                "UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", turn, id,
+                try neighbour.int("account_id"))
+            try await db.query("UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", other, id, member)
+        }
+    }
+
     /// Sets the baton's rotation: every member exactly once. Returns its first `limit` members.
     func setRotation(
         _ id: Int64, owner: Int64, usernames: [String], limit: Int, now: WallInstant
