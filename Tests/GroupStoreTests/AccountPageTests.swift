@@ -41,9 +41,17 @@ struct AccountPageTests {
                 ["email": "ada2@example.org", "username": "ada", "password": "correct horse battery"])
             #expect(taken.status == .conflict && taken.headers[.setCookie] == nil)
             #expect(taken.text.contains("value=\"ada2@example.org\""), "what was typed stays")
+            // A dead invite code is said before any account is made: bob can sign up after.
+            let dead = try await Self.post(
+                client, "/signup",
+                ["email": "bob@example.org", "username": "bob", "password": "correct horse battery", "invite": "nope"])
+            #expect(dead.status == .notFound && dead.headers[.setCookie] == nil)
             let weak = try await Self.post(
                 client, "/signup", ["email": "bob@example.org", "username": "bob", "password": "short"])
             #expect(weak.status == .unprocessableContent)
+            let bob = try await Self.post(
+                client, "/signup", ["email": "bob@example.org", "username": "bob", "password": "correct horse battery"])
+            #expect(bob.status == .seeOther, "the dead invite made no account: the name is still free")
             let markup = try await Self.post(
                 client, "/signup",
                 ["email": "eve@example.org", "username": "<b>eve</b>", "password": "correct horse battery"])
@@ -75,7 +83,10 @@ struct AccountPageTests {
             let form = try await Self.post(
                 client, "/signup",
                 ["email": "bob@example.org", "username": "bob", "password": "correct horse battery", "invite": "nope"])
-            #expect(form.status == .forbidden && form.headers[.setCookie] == nil)
+            #expect(form.status == .notFound && form.headers[.setCookie] == nil, "no group has that code")
+            let none = try await Self.post(
+                client, "/signup", ["email": "bob@example.org", "username": "bob", "password": "correct horse battery"])
+            #expect(none.status == .forbidden && none.headers[.setCookie] == nil, "no code at all")
         }
         var closed = try StoreHarness(backend)
         closed.configuration.accounts.signUps = .closed

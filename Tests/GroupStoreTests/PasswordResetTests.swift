@@ -32,6 +32,21 @@ struct PasswordResetTests {
             let again = try await AccountPageTests.post(client, "/reset/\(token)", ["password": "yet another password"])
             #expect(again.status == .notFound, "a link works once")
 
+            // Using one link voids the others; so does a new password set in the settings.
+            let first = try await repository.issuePasswordReset(username: "ada", now: clock.now)
+            let second = try await repository.issuePasswordReset(username: "ada", now: clock.now)
+            #expect(
+                try await AccountPageTests.post(client, "/reset/\(first)", ["password": "the third long password"])
+                    .status == .ok)
+            #expect(try await client.call(.get, "/reset/\(second)").status == .notFound, "the other link is void")
+            let waiting = try await repository.issuePasswordReset(username: "ada", now: clock.now)
+            let cookie = try await client.webSignIn("ada", password: "the third long password").cookie
+            let changed = try await AccountPageTests.post(
+                client, "/settings/password",
+                ["current_password": "the third long password", "password": "the fourth long password"], cookie: cookie)
+            #expect(changed.status == .seeOther)
+            #expect(try await client.call(.get, "/reset/\(waiting)").status == .notFound, "a new password voids it")
+
             let late = try await repository.issuePasswordReset(username: "ada", now: clock.now)
             clock.advance(seconds: 86_400 + 1)
             #expect(try await client.call(.get, "/reset/\(late)").status == .notFound, "a day later it has expired")

@@ -105,6 +105,40 @@ struct RunPageTests {
     }
 
     @Test(
+        "A file with absurd altitudes (1e19 and ±1e308 m) draws a page and its details: the store does not trap",
+        arguments: Backend.available)
+    func absurdValues(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        let now = harness.clock.now
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let start = CivilTime(now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond))
+            func time(_ second: Int) -> String {
+                String(
+                    format: "%04d-%02d-%02dT%02d:%02d:%02dZ", start.year, start.month, start.day, start.hour,
+                    start.minute, second)
+            }
+            let points = [("0", 0), ("1e19", 10), ("1e308", 20), ("1e308", 30), ("-1e308", 40), ("12", 50)].enumerated()
+                .map {
+                    index, point in
+                    "<trkpt lat=\"48.2\(index)\" lon=\"16.37\"><ele>\(point.0)</ele><time>\(time(point.1))</time></trkpt>"
+                }
+            let gpx = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>\(points.joined())</trkseg></trk></gpx>
+                """
+            let uuid = UUID().uuidString.lowercased()
+            let upload = try await client.call(
+                .put, "/v1/runs/\(uuid)", token: ada, body: Array(gpx.utf8), contentType: "application/gpx+xml")
+            #expect(upload.status == .created, "\(upload.text)")
+            let cookie = try await client.webSignIn("ada").cookie
+            #expect(try await client.call(.get, "/runs/\(uuid)", headers: [.cookie: cookie]).status == .ok)
+            #expect(try await client.call(.get, "/v1/runs/\(uuid)/details", token: ada).status == .ok)
+            #expect(try await client.call(.get, "/v1/health").status == .ok, "the store is still up")
+        }
+    }
+
+    @Test(
         "With --map-tiles, the run's page lays the operator's tiles under the route, allows only that origin and shows the attribution; without, nothing from elsewhere",
         arguments: Backend.available)
     func mapTiles(_ backend: Backend) async throws {
@@ -158,6 +192,15 @@ struct RunPageTests {
                 .post, "/runs/upload", body: form.body, contentType: form.type, headers: [.cookie: cookie])
             #expect(again.status == .ok && again.text.contains("Already stored"))
             #expect(try await client.call(.get, "/v1/runs", token: ada).decode(RunList.self).runs.count == 1)
+
+            // A file a pack already uploaded under its own uuid is that run, not a second one.
+            let packs = RunFiles.fit(start: start.advanced(byNanoseconds: 3_600 * nanosecondsPerSecond), seconds: 600)
+            #expect(try await client.upload(ada, uuid: UUID().uuidString, file: packs).status == .created)
+            let sentBack = Self.form([("from the pack.fit", packs)])
+            let resent = try await client.call(
+                .post, "/runs/upload", body: sentBack.body, contentType: sentBack.type, headers: [.cookie: cookie])
+            #expect(resent.status == .ok && resent.text.contains("Already stored"))
+            #expect(try await client.call(.get, "/v1/runs", token: ada).decode(RunList.self).runs.count == 2)
 
             let bad = Self.form([("x.fit", [0, 1, 2])])
             #expect(

@@ -1,10 +1,12 @@
 import Foundation
-import GroupStore
 import HTTPTypes
 import HandoffAPI
 import HandoffModel
 import HummingbirdTesting
+import TestSupport
 import Testing
+
+@testable import GroupStore
 
 /// The settings' and the group forms' routes: statuses, redirects, cookies and what they change.
 @Suite("Settings and group forms")
@@ -51,6 +53,15 @@ struct SettingsPageTests {
             let export = try await client.call(.get, "/settings/export", headers: [.cookie: cookie])
             #expect(export.status == .ok && export.headers[.contentType] == "application/zip")
             let names = ZipReading.names(Array(export.body))
+            // Python's zipfile reads it and checks every entry's CRC-32.
+            let zipped = try TemporaryDirectory()
+            defer { zipped.remove() }
+            try export.body.write(to: zipped.file("export.zip"))
+            let checked = try runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", "-m", "zipfile", "-t", zipped.file("export.zip").path])
+            #expect(
+                checked.status == 0 && checked.stdout.contains("Done testing"), "\(checked.stdout)\(checked.stderr)")
             #expect(names.contains("account.json") && names.contains("groups.json"))
             #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".fit") }.count == 1)
             #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".gpx") }.count == 1)
@@ -149,6 +160,30 @@ struct SettingsPageTests {
                     .post, "/groups/\(id)/leave", headers: [.cookie: adaCookie, .origin: "https://evil.example"]
                 ).status == .forbidden)
         }
+    }
+}
+
+@Suite("Zip archives and dates in forms")
+struct ZipAndDateTests {
+    @Test("A zip refuses the 65,000th entry rather than trap on a 16-bit count")
+    func tooManyEntries() throws {
+        var zip = ZipArchive(year: 2026, month: 11, day: 26, hour: 12, minute: 0, second: 0)
+        for index in 0..<65_000 { try zip.add("\(index)", []) }
+        #expect(throws: ZipArchive.TooLarge.self) { try zip.add("one more", []) }
+    }
+
+    @Test("A deadline is the end of its day in the person's zone, and the form shows that day again")
+    func deadlineDay() throws {
+        let reader = Reader(units: .km, zone: "America/New_York")
+        let now = WallInstant(iso8601: "2026-11-26T12:00:00Z")!
+        let fields = try GroupForm.read(
+            ["name": "x", "goal": "10", "lease": "6", "deadline": "2027-03-30"], reader: reader, now: now)
+        // 30 March 2027 is in daylight time in New York (UTC−4): its last second is 03:59:59 UTC the next day.
+        #expect(fields.deadline == WallInstant(iso8601: "2027-03-31T03:59:59Z"))
+        #expect(GroupForm.localDate(try #require(fields.deadline), zone: "America/New_York") == "2027-03-30")
+        let winter = try GroupForm.read(
+            ["name": "x", "goal": "10", "lease": "6", "deadline": "2027-01-15"], reader: reader, now: now)
+        #expect(winter.deadline == WallInstant(iso8601: "2027-01-16T04:59:59Z"), "UTC−5 in January")
     }
 }
 

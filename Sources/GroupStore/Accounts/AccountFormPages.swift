@@ -18,8 +18,15 @@ extension WebPages {
         router.anyone(.post, "/signup") { request, context in
             let form = try await Self.form(request, context)
             let invite = form["invite"].flatMap { $0.isEmpty ? nil : $0.lowercased() }
-            var page = SignUpPage(policy: policy, invite: invite)
+            let effective = try await services.repository.hasAccounts() ? policy : .open
+            var page = SignUpPage(policy: effective, invite: invite)
             do {
+                // A dead invite code is said before any account is made.
+                if let invite, try await !services.repository.inviteExists(invite) {
+                    throw StoreError(
+                        .notFound, "unknown_invite",
+                        "no group has the invite code \(invite): check the link with the person who sent it")
+                }
                 let (account, issued) = try await services.accounts.signUp(
                     email: form["email"] ?? "", username: form["username"] ?? "", password: form["password"] ?? "",
                     address: services.clientAddress(request, context), inviteCode: invite)
@@ -121,7 +128,15 @@ extension WebPages {
             }
         }
         router.signedIn(.get, "/settings/export") { _, _, account in
-            try await export(account)
+            do {
+                return try await export(account)
+            } catch is ZipArchive.TooLarge {
+                return Self.message(
+                    "Too much for one zip",
+                    "Your runs make more than 4 GB (or 65,000 files), more than one zip holds: "
+                        + "download them from their pages, or ask the store's operator for a copy.",
+                    status: .contentTooLarge, account: account)
+            }
         }
     }
 
@@ -192,12 +207,12 @@ extension WebPages {
                 let name = "runs/\(iso(run.started).prefix(10))-\(run.uuid)"
                 let activity = try await activity(uuid: run.uuid, account: account.id)
                 if format == "fit" {
-                    zip.add(name + ".fit", bytes)
+                    try zip.add(name + ".fit", bytes)
                 } else {
-                    zip.add(name + "." + format, bytes)
-                    if let activity { zip.add(name + ".fit", ActivityFormat.fit.write(activity)) }
+                    try zip.add(name + "." + format, bytes)
+                    if let activity { try zip.add(name + ".fit", ActivityFormat.fit.write(activity)) }
                 }
-                if let activity, format != "gpx" { zip.add(name + ".gpx", ActivityFormat.gpx.write(activity)) }
+                if let activity, format != "gpx" { try zip.add(name + ".gpx", ActivityFormat.gpx.write(activity)) }
                 runs.append([
                     "uuid": run.uuid, "started_at": iso(run.started), "distance_m": Double(run.distanceMM) / 1000,
                     "sport": run.sport, "original_format": format,
@@ -218,8 +233,8 @@ extension WebPages {
                 "owner": group.ownerID == account.id,
             ]
         }
-        zip.add("account.json", try Self.json(accountJSON))
-        zip.add("groups.json", try Self.json(["groups": groups]))
+        try zip.add("account.json", try Self.json(accountJSON))
+        try zip.add("groups.json", try Self.json(["groups": groups]))
         return Response(
             status: .ok,
             headers: [

@@ -95,6 +95,8 @@ extension StoreRepository {
             try await db.query("UPDATE account SET password_hash = ? WHERE id = ?", passwordHash, account)
             try await db.query("DELETE FROM device WHERE account_id = ?", account)
             try await db.query("DELETE FROM token WHERE account_id = ?", account)
+            // Any other link for the account is void too: one reset, one password.
+            try await db.query("DELETE FROM password_reset WHERE account_id = ?", account)
             return true
         }
     }
@@ -205,6 +207,8 @@ extension StoreRepository {
         try await write { db in
             try await db.query("DELETE FROM device WHERE account_id = ?", account)
             try await db.query("DELETE FROM token WHERE account_id = ? AND hash != ?", account, keeping ?? "")
+            // A new password voids any reset link still waiting.
+            try await db.query("DELETE FROM password_reset WHERE account_id = ?", account)
         }
     }
 

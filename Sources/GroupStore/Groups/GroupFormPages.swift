@@ -30,12 +30,20 @@ struct GroupForm: Sendable, Equatable {
         name = group.name
         unit = reader.units == .km ? "kilometres" : "miles"
         goal = Self.number(Double(group.goalMM) / 1000 / reader.units.meters)
-        deadline = group.deadline.map { PageFormat.time($0, zone: reader.zone).iso.prefix(10) }.map(String.init) ?? ""
+        deadline = group.deadline.map { Self.localDate($0, zone: reader.zone) } ?? ""
         lease = Self.hours(group.leaseSeconds)
         autoPass = group.autoPass
     }
 
     static func hours(_ seconds: Int64) -> String { number(Double(seconds) / 3600) }
+
+    /// The date of `instant` in `zone`, as a date field takes it: "2027-03-31".
+    static func localDate(_ instant: WallInstant, zone: String) -> String {
+        let date = Date(timeIntervalSince1970: Double(instant.nanosecondsSinceEpoch) / 1e9)
+        let offset = Int64(TimeZone(identifier: zone)?.secondsFromGMT(for: date) ?? 0)
+        let civil = CivilTime(instant.advanced(byNanoseconds: offset * nanosecondsPerSecond))
+        return String(format: "%04d-%02d-%02d", civil.year, civil.month, civil.day)
+    }
 
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int64(value)) : String(format: "%.2f", value)
@@ -55,8 +63,12 @@ struct GroupForm: Sendable, Equatable {
         }
         var deadline: WallInstant?
         if let text = form["deadline"], !text.isEmpty {
-            // The end of that day, in the person's time zone.
-            let offset = TimeZone(identifier: reader.zone)?.secondsFromGMT() ?? 0
+            // The end of that day, in the person's time zone (its offset on that day).
+            let noon = Date(
+                timeIntervalSince1970: (WallInstant(iso8601: text + "T12:00:00Z").map {
+                    Double($0.nanosecondsSinceEpoch) / 1e9
+                } ?? 0))
+            let offset = TimeZone(identifier: reader.zone)?.secondsFromGMT(for: noon) ?? 0
             guard let day = WallInstant(iso8601: text + "T23:59:59Z") else {
                 throw StoreError(.unprocessableContent, "invalid_deadline", "the deadline is a date such as 2027-03-31")
             }

@@ -278,6 +278,14 @@ extension StoreRepository {
         }
     }
 
+    /// The uuid of the account's run stored with exactly these bytes (their SHA-256), if any.
+    func runUUID(account: Int64, sha256: String) async throws -> String? {
+        try await read { db in
+            try await db.one("SELECT uuid FROM run WHERE account_id = ? AND sha256 = ? LIMIT 1", account, sha256)
+                .map { try $0.text("uuid") }
+        }
+    }
+
     func runFile(uuid: String, account: Int64) async throws -> (format: String, bytes: [UInt8]) {
         try await read { db in
             guard

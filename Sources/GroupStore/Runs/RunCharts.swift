@@ -82,18 +82,19 @@ struct RunChart: Sendable, Equatable {
             charts.append(
                 RunChart(
                     id: "heart-rate", title: "Heart rate", series: facts.heartRate, axis: axis,
-                    format: { String(Int($0)) }, unit: "bpm", zones: highest))
+                    format: { PageFormat.whole($0.rounded(.down)) }, unit: "bpm", zones: highest))
         }
         if facts.altitude.contains(where: { $0 != nil }) {
             charts.append(
                 RunChart(
                     id: "elevation", title: "Elevation", series: facts.altitude, axis: axis,
-                    format: { String(Int($0.rounded())) }, unit: "m", least: 10))
+                    format: PageFormat.whole, unit: "m", least: 10))
         }
         if facts.cadence.contains(where: { $0 != nil }) {
             charts.append(
                 RunChart(
-                    id: "cadence", title: "Cadence", series: facts.cadence, axis: axis, format: { String(Int($0)) },
+                    id: "cadence", title: "Cadence", series: facts.cadence, axis: axis,
+                    format: { PageFormat.whole($0.rounded(.down)) },
                     unit: "spm"))
         }
         return charts
@@ -173,7 +174,9 @@ struct RunChart: Sendable, Equatable {
                         x: RunMap.number(Self.left), y: RunMap.number(b),
                         width: RunMap.number(Self.width - Self.left - Self.right),
                         height: RunMap.number(a - b), kind: "zone z\(zone)",
-                        label: "zone \(zone): \(Int(from))–\(Int(to)) bpm"))
+                        label:
+                            "zone \(zone): \(PageFormat.whole(from.rounded(.down)))–\(PageFormat.whole(to.rounded(.down))) bpm"
+                    ))
             }
         }
         pauses = axis.pauses.map { pause in

@@ -47,13 +47,22 @@ struct RunFacts: Sendable {
                 sums[index] += v
                 counts[index] += 1
             }
-            return zip(sums, counts).map { $1 == 0 ? nil : $0 / Double($1) }
+            return zip(sums, counts).map { sum, count in
+                guard count > 0, (sum / Double(count)).isFinite else { return nil }
+                return sum / Double(count)
+            }
         }
         // Under half a metre a second is standing, not a pace.
         speed = series { $0.speedMetersPerSecond.flatMap { $0 >= 0.5 ? $0 : nil } }
         heartRate = series { $0.heartRateBPM.map(Double.init) }
-        altitude = series { $0.altitudeMeters }
+        altitude = series(Self.altitude)
         cadence = series { $0.cadenceSPM.flatMap { $0 > 0 ? Double($0) : nil } }
+    }
+
+    /// A point's altitude where it is one on Earth (a file may say anything): from the Dead
+    /// Sea's shore to above Everest.
+    static func altitude(_ point: RecordPoint) -> Double? {
+        point.altitudeMeters.flatMap { (-500...9_000).contains($0) ? $0 : nil }
     }
 
     /// The pauses, in seconds from the start; a pause to the end has no end.
@@ -88,8 +97,8 @@ struct RunFacts: Sendable {
             rows.append(
                 Split(
                     distance: ran, timer: timer(point.elapsedSeconds) - timer(start.elapsedSeconds),
-                    heartRate: beats.isEmpty ? nil : Double(beats.reduce(0, +)) / Double(beats.count),
-                    climb: start.altitudeMeters.flatMap { a in point.altitudeMeters.map { $0 - a } }))
+                    heartRate: beats.isEmpty ? nil : beats.reduce(0.0) { $0 + Double($1) } / Double(beats.count),
+                    climb: Self.altitude(start).flatMap { a in Self.altitude(point).map { $0 - a } }))
             from = point
             beats = []
         }
@@ -114,11 +123,14 @@ struct RunFacts: Sendable {
             splits: splits(every: 1000).map {
                 RunDetails.Split(distanceM: $0.distance, timerS: $0.timer, heartRateBpm: $0.heartRate, climbM: $0.climb)
             },
+            // JSON has no infinity: a file's absurd lap totals go as 0 (or null).
             laps: activity.laps.map {
                 RunDetails.Lap(
                     trigger: $0.trigger.rawValue, startS: Double($0.startElapsedSeconds),
-                    endS: Double($0.endElapsedSeconds), distanceM: $0.statistics.distanceMeters,
-                    timerS: $0.statistics.timerSeconds, heartRateBpm: $0.statistics.averageHeartRate)
+                    endS: Double($0.endElapsedSeconds),
+                    distanceM: $0.statistics.distanceMeters.isFinite ? $0.statistics.distanceMeters : 0,
+                    timerS: $0.statistics.timerSeconds.isFinite ? $0.statistics.timerSeconds : 0,
+                    heartRateBpm: $0.statistics.averageHeartRate.flatMap { $0.isFinite ? $0 : nil })
             },
             pauses: pauses.map { RunDetails.Pause(startS: $0.start, endS: $0.end) })
     }

@@ -142,6 +142,8 @@ struct RunMap: Sendable, Equatable {
 
     /// A box coordinate with two decimals: 1/200 of a unit, well under a metre on any run's map.
     static func number(_ value: Double) -> String {
+        // A chart of a file's absurd values may reach here as infinity or NaN: draw it at 0.
+        guard value.isFinite, abs(value) < 1e12 else { return "0" }
         let hundredths = Int((value * 100).rounded())
         let sign = hundredths < 0 ? "-" : ""
         let magnitude = abs(hundredths)

@@ -126,16 +126,16 @@ extension RunPage {
                 ? Stat(label: "Speed", value: units.speed(moving > 0 ? meters / moving : 0))
                 : Stat(label: "Pace", value: units.pace(seconds: moving > 0 ? moving : timer, meters: meters)))
         if let average = statistics.averageHeartRate {
-            stats.append(Stat(label: "Heart rate", value: "\(Int(average.rounded())) bpm"))
+            stats.append(Stat(label: "Heart rate", value: "\(PageFormat.whole(average)) bpm"))
         }
         if let highest = statistics.maximumHeartRate {
             stats.append(Stat(label: "Highest heart rate", value: "\(highest) bpm"))
         }
-        if let gain = Self.climb(activity.points.compactMap(\.altitudeMeters)) {
-            stats.append(Stat(label: "Elevation gain", value: "\(Int(gain.rounded())) m"))
+        if let gain = Self.climb(activity.points.compactMap { RunFacts.altitude($0) }) {
+            stats.append(Stat(label: "Elevation gain", value: "\(PageFormat.whole(gain)) m"))
         }
         if let cadence = statistics.averageCadence {
-            stats.append(Stat(label: "Cadence", value: "\(Int(cadence.rounded())) spm"))
+            stats.append(Stat(label: "Cadence", value: "\(PageFormat.whole(cadence)) spm"))
         }
         if let steps = activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps {
             stats.append(Stat(label: "Steps", value: String(steps)))
@@ -153,7 +153,7 @@ extension RunPage {
                 time: Units.clock(lap.statistics.timerSeconds),
                 pace: lap.statistics.distanceMeters > 0
                     ? Units.clock(lap.statistics.timerSeconds / (lap.statistics.distanceMeters / units.meters)) : "–",
-                heartRate: lap.statistics.averageHeartRate.map { "\(Int($0.rounded()))" } ?? "–")
+                heartRate: lap.statistics.averageHeartRate.map(PageFormat.whole) ?? "–")
         }
         laps = lapRows.count < 2 ? nil : Laps(pace: "Pace /" + units.name, rows: lapRows)
         breaks = Self.breaks(activity)
@@ -193,8 +193,8 @@ extension RunPage {
                 number: split.distance >= units.meters * 0.995
                     ? String(index + 1) : String(format: "%.2f", Double(index) + split.distance / units.meters),
                 time: Units.clock(split.timer), pace: Units.clock(split.timer / (split.distance / units.meters)),
-                heartRate: split.heartRate.map { String(Int($0)) } ?? "–",
-                climb: split.climb.map { Int($0.rounded()) }.map { $0 > 0 ? "+\($0) m" : "\($0) m" } ?? "–")
+                heartRate: split.heartRate.map { PageFormat.whole($0.rounded(.down)) } ?? "–",
+                climb: split.climb.map { ($0.rounded() > 0 ? "+" : "") + PageFormat.whole($0) + " m" } ?? "–")
         }
     }
 

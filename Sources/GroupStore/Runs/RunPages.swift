@@ -150,7 +150,12 @@ extension WebPages {
         for part in files {
             let name = part.filename.flatMap { $0.isEmpty ? nil : $0 } ?? "a file"
             let bytes = Array(part.body)
-            let uuid = Self.uuid(account: account.id, file: bytes)
+            // The same bytes already stored under another uuid (a pack's upload, or a download
+            // sent back) are that run: stored and counted once.
+            let digest = SHA256.hash(data: Data(bytes)).map { String(format: "%02x", $0) }.joined()
+            let uuid =
+                try await services.repository.runUUID(account: account.id, sha256: digest)
+                ?? Self.uuid(account: account.id, file: bytes)
             do {
                 let run = try await services.uploads.run {
                     Result { () throws(StoreError) -> NewRun in

@@ -47,6 +47,12 @@ enum PageFormat {
         return TimeText(iso: iso(instant), text: "\(weekday) \(civil.day) \(month) \(civil.year), \(clock) \(name)")
     }
 
+    /// A whole number from a file's value, "–" when it is not finite or not one an `Int` holds:
+    /// a file may say 1e300, which must not take the store down.
+    static func whole(_ value: Double) -> String {
+        value.isFinite && abs(value) < 1e15 ? String(Int(value.rounded())) : "–"
+    }
+
     /// How much of a goal is done, "25.0": at most 100, 0 for no goal.
     static func percent(_ done: Int64, of goal: Int64) -> String {
         String(format: "%.1f", goal > 0 ? min(1, Double(done) / Double(goal)) * 100 : 0)

@@ -26,6 +26,8 @@ enum Units: String, Sendable, Equatable, CaseIterable {
 
     /// "4:05" (minutes:seconds) or "1:04:05" (hours:minutes:seconds).
     static func clock(_ seconds: Double) -> String {
+        // A file may say any number of seconds: beyond 30 years it is not a time.
+        guard seconds.isFinite, abs(seconds) < 1e9 else { return "–" }
         let total = Int(seconds.rounded())
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)

@@ -14,8 +14,13 @@ struct ZipArchive {
         dosDate = UInt16(max(0, year - 1980) << 9 | month << 5 | day)
     }
 
-    mutating func add(_ name: String, _ content: [UInt8]) {
+    /// More than a zip without ZIP64 holds: 4 GiB, or 65,535 entries.
+    struct TooLarge: Error {}
+
+    mutating func add(_ name: String, _ content: [UInt8]) throws(TooLarge) {
         let name = Array(name.utf8)
+        guard count < 65_000, bytes.count + central.count + content.count + 2 * name.count + 200 < Int(UInt32.max)
+        else { throw TooLarge() }
         let crc = Self.crc32(content)
         let offset = UInt32(bytes.count)
         // Local file header; bit 11 says the name is UTF-8.
