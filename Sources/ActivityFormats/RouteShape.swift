@@ -132,7 +132,8 @@ public struct RouteShape: Hashable, Sendable {
 
     /// Where the runner passed each multiple of `every` metres (1,000 for kilometres, 1,609.344
     /// for miles), from the points' distances, interpolated between the two positions around it.
-    /// A mark that falls in a pause or a gap of positions is left out: nothing there to place it.
+    /// A mark that falls in a pause or a gap of positions is left out: nothing there to place it,
+    /// and so is one inside a jump of more than a thousand marks between two points.
     public static func marks(of activity: Activity, every: Double) -> [(distance: Double, position: Position)] {
         guard every > 0 else { return [] }
         var marks: [(distance: Double, position: Position)] = []
@@ -143,7 +144,12 @@ public struct RouteShape: Hashable, Sendable {
                 continue
             }
             let here = (distance: point.distanceMeters, position: Position(latitude: latitude, longitude: longitude))
-            if let before = previous, here.distance > before.distance {
+            // A file's point may say any distance (a TCX's 1e300 m): a jump of more than a
+            // thousand marks between two points is no run's, and is not marked, so the loop
+            // below stays bounded.
+            if let before = previous, here.distance > before.distance,
+                (here.distance - before.distance) / every <= 1000
+            {
                 var next = (before.distance / every).rounded(.down) * every + every
                 while next <= here.distance {
                     let t = (next - before.distance) / (here.distance - before.distance)

@@ -193,4 +193,19 @@ extension RouteShapeTests {
             hundreds == Array(stride(from: 100.0, through: 1100, by: 100))
                 + Array(stride(from: 1400.0, through: 2500, by: 100)))
     }
+
+    @Test("A point that says 1e300 m (a TCX may) is not marked: the marking stays bounded, not 1e297 steps")
+    func absurdDistance() {
+        let metre = 1 / RouteShape.earthRadius * 180 / .pi
+        let points = (0...3000).map { second in
+            RecordPoint(
+                elapsedSeconds: second, latitude: 48 + Double(second) * metre, longitude: 11,
+                distanceMeters: second == 1500 ? 1e300 : Double(second))
+        }
+        let activity = Activity(
+            start: WallInstant(nanosecondsSinceEpoch: 0), points: points,
+            summary: RunSummary(elapsedSeconds: 3000, statistics: RunStatistics(), splits: []))
+        // The jump to 1e300 m and the fall back are not marked; the rest of the run is.
+        #expect(RouteShape.marks(of: activity, every: 1000).map(\.distance) == [1000, 2000, 3000])
+    }
 }

@@ -42,8 +42,9 @@ struct RunFacts: Sendable {
             var counts = [Int](repeating: 0, count: Self.steps)
             for point in activity.points {
                 guard let v = value(point), v.isFinite else { continue }
-                let index = min(
-                    Self.steps - 1, max(0, Int(Double(point.elapsedSeconds) / elapsed * Double(Self.steps))))
+                // Clamped as a Double first: a point's time is the file's, whatever it says.
+                let step = Double(point.elapsedSeconds) / elapsed * Double(Self.steps)
+                let index = Int(min(Double(Self.steps - 1), max(0, step)))
                 sums[index] += v
                 counts[index] += 1
             }
