@@ -321,7 +321,8 @@ extension PageMakers {
             run: try Self.storedRun,
             counts: [RunCount(groupID: 7, groupName: "Night owls", legID: 3, distanceMM: 3_840_000)],
             notCounted: [RunNotCounted(groupID: 8, groupName: "Track Tuesdays", reason: .startedBeforeJoining)],
-            activity: state == .indoor ? Self.indoorActivity : state == .unreadable ? nil : Self.activity,
+            facts: (state == .indoor ? Self.indoorActivity : state == .unreadable ? nil : Self.activity).map(
+                RunFacts.init),
             reader: .standard, viewer: "ada",
             tiles: state == .tiles
                 ? try MapTiles(

@@ -38,6 +38,11 @@ extension StoreRepository {
             let stored = try StoredRun(inserted)
             // In a table of its own, read only when the file is asked for (Schema, version 5).
             try await db.query("INSERT INTO run_file (run_id, file) VALUES (?, ?)", stored.id, run.file)
+            if let facts = run.facts {
+                try await db.query(
+                    "INSERT INTO run_facts (run_id, version, facts) VALUES (?, ?, ?)", stored.id,
+                    RunFacts.currentVersion, facts)
+            }
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
@@ -296,6 +301,35 @@ extension StoreRepository {
                     """, uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             return (try row.text("format"), try row.blob("file"))
+        }
+    }
+
+    /// The facts kept for the run's page (`RunFacts`), with the version that computed them; nil
+    /// when none are kept (a run stored before schema 10). A run that is not the account's is a 404.
+    func runFacts(uuid: String, account: Int64) async throws -> (version: Int, bytes: [UInt8])? {
+        try await read { db in
+            guard
+                let row = try await db.one(
+                    """
+                    SELECT run.id, run_facts.version, run_facts.facts FROM run
+                    LEFT JOIN run_facts ON run_facts.run_id = run.id WHERE run.uuid = ? AND run.account_id = ?
+                    """, uuid, account)
+            else { throw StoreError.notFound("run", uuid) }
+            guard let version = try row.intOrNil("version") else { return nil }
+            return (Int(version), try row.blob("facts"))
+        }
+    }
+
+    /// Keeps facts computed again from the run's file, in place of any older ones.
+    func keepRunFacts(uuid: String, account: Int64, version: Int, facts: [UInt8]) async throws {
+        try await write { db in
+            guard let row = try await db.one("SELECT id FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+            else { return }  // deleted meanwhile
+            try await db.query(
+                """
+                INSERT INTO run_facts (run_id, version, facts) VALUES (?, ?, ?)
+                ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, facts = excluded.facts
+                """, try row.int("id"), version, facts)
         }
     }
 

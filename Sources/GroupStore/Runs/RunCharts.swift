@@ -54,12 +54,12 @@ struct RunChart: Sendable, Equatable {
 
     /// The charts the run has data for.
     static func charts(_ facts: RunFacts, units: Units, maximumHeartRate: Int?) -> [RunChart] {
-        let activity = facts.activity
-        let axis = Axis(elapsed: facts.elapsed, pauses: activity.pauses)
+        let axis = Axis(elapsed: facts.elapsed, pauses: facts.pauses.map { ($0.pause, $0.resume) })
         var charts: [RunChart] = []
-        let speed = facts.speed
+        let series = facts.series
+        let speed = series.speed
         if speed.contains(where: { $0 != nil }) {
-            if activity.sport == .cycling {
+            if facts.cycling {
                 charts.append(
                     RunChart(
                         id: "speed", title: "Speed", series: speed.map { $0.map { $0 * 3600 / units.meters } },
@@ -77,23 +77,23 @@ struct RunChart: Sendable, Equatable {
                         format: { Units.clock($0) }, unit: "/" + units.name, inverted: true))
             }
         }
-        if facts.heartRate.contains(where: { $0 != nil }) {
-            let highest = maximumHeartRate ?? activity.points.compactMap(\.heartRateBPM).max() ?? 0
+        if series.heartRate.contains(where: { $0 != nil }) {
+            let highest = maximumHeartRate ?? facts.summary.highestPointHeartRate ?? 0
             charts.append(
                 RunChart(
-                    id: "heart-rate", title: "Heart rate", series: facts.heartRate, axis: axis,
+                    id: "heart-rate", title: "Heart rate", series: series.heartRate, axis: axis,
                     format: { PageFormat.whole($0.rounded(.down)) }, unit: "bpm", zones: highest))
         }
-        if facts.altitude.contains(where: { $0 != nil }) {
+        if series.altitude.contains(where: { $0 != nil }) {
             charts.append(
                 RunChart(
-                    id: "elevation", title: "Elevation", series: facts.altitude, axis: axis,
+                    id: "elevation", title: "Elevation", series: series.altitude, axis: axis,
                     format: PageFormat.whole, unit: "m", least: 10))
         }
-        if facts.cadence.contains(where: { $0 != nil }) {
+        if series.cadence.contains(where: { $0 != nil }) {
             charts.append(
                 RunChart(
-                    id: "cadence", title: "Cadence", series: facts.cadence, axis: axis,
+                    id: "cadence", title: "Cadence", series: series.cadence, axis: axis,
                     format: { PageFormat.whole($0.rounded(.down)) },
                     unit: "spm"))
         }

@@ -1,50 +1,173 @@
 import ActivityFormats
 import Foundation
-import HandoffAPI
 import HandoffModel
 
-extension Services {
-    /// The run's file read again, on the upload workers; nil when it can no longer be read.
-    func activity(uuid: String, account: Int64) async throws -> Activity? {
-        let (format, bytes) = try await repository.runFile(uuid: uuid, account: account)
-        guard let format = ActivityFormat(rawValue: format) else { return nil }
-        do {
-            return try await uploads.run { try? format.read(bytes) }
-        } catch {
-            throw StoreError.busy("reading runs")
-        }
+/// What a run's page and `GET /v1/runs/{uuid}/details` show, computed once from the run's file
+/// when it is uploaded and kept beside it (`run_facts`, schema 10), so that showing a run never
+/// reads its file again: the summary, the simplified route, the series averaged over equal steps
+/// of elapsed time, the splits and marks in both units, the laps, the pauses and the sensors'
+/// gaps. The page formats it (`RunPage`, `RunMap`, `RunChart`); the API sends it as numbers
+/// (`RunDetails`).
+struct RunFacts: Codable, Sendable, Equatable {
+    /// Steps of elapsed time the series are averaged over.
+    static let steps = 240
+    /// What `init(_:)` computes; kept facts of another version are computed again from the file.
+    static let currentVersion = 1
+
+    var version: Int
+    var cycling: Bool
+    var summary: Summary
+    var track: Track?
+    /// Seconds from the first point to the last, at least 1.
+    var elapsed: Double
+    var series: Series
+    var pauses: [Pause]
+    var km: Marked
+    var mi: Marked
+    var laps: [Lap]
+    var gaps: [Gap]
+
+    struct Summary: Codable, Sendable, Equatable {
+        var distance: Double
+        var moving: Double
+        var averageHeartRate: Double?
+        var maximumHeartRate: Int?
+        /// The highest heart rate of any point: the top of the run's own zones.
+        var highestPointHeartRate: Int?
+        var climb: Double?
+        var averageCadence: Double?
+        var steps: Int?
+    }
+
+    /// The route simplified (`RouteShape`): segments of [latitude, longitude].
+    struct Track: Codable, Sendable, Equatable {
+        var segments: [[[Double]]]
+        var tolerance: Double
+        var recorded: Int
+        /// The latitude of the first position, where the map's scale is taken.
+        var firstLatitude: Double
+
+        var pointCount: Int { segments.reduce(0) { $0 + $1.count } }
+        var positions: [[Position]] { segments.map { $0.map { Position(latitude: $0[0], longitude: $0[1]) } } }
+    }
+
+    /// One value per step of elapsed time, nil where there is none.
+    struct Series: Codable, Sendable, Equatable {
+        var speed: [Double?]
+        var heartRate: [Double?]
+        var altitude: [Double?]
+        var cadence: [Double?]
+    }
+
+    /// In nanoseconds from the start, as the run's events say; a pause to the end has no resume.
+    struct Pause: Codable, Sendable, Equatable {
+        var pause: Int64
+        var resume: Int64?
+    }
+
+    /// The marks along the route and the splits, each `Units.meters` apart.
+    struct Marked: Codable, Sendable, Equatable {
+        var marks: [Mark]
+        var splits: [Split]
+    }
+
+    struct Mark: Codable, Sendable, Equatable {
+        var distance: Double
+        var latitude: Double
+        var longitude: Double
+    }
+
+    struct Split: Codable, Sendable, Equatable {
+        var distance: Double
+        var timer: Double
+        var heartRate: Double?
+        var climb: Double?
+    }
+
+    struct Lap: Codable, Sendable, Equatable {
+        var trigger: String
+        var start: Double
+        var end: Double
+        var distance: Double
+        var timer: Double
+        var heartRate: Double?
+    }
+
+    /// A sensor that sent nothing from `start` (nanoseconds) to `end` (nil: to the end).
+    struct Gap: Codable, Sendable, Equatable {
+        var sensor: String
+        var start: Int64
+        var end: Int64?
+    }
+
+    func marked(_ units: Units) -> Marked { units == .km ? km : mi }
+
+    /// The pauses, in seconds from the start; a pause to the end has no end.
+    var pauseSeconds: [(start: Double, end: Double?)] {
+        pauses.map { (Double($0.pause) / 1e9, $0.resume.map { Double($0) / 1e9 }) }
+    }
+
+    /// As kept in `run_facts`: JSON, with a file's infinities and NaNs as strings, so that every
+    /// value comes back exactly as it was computed.
+    func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        // Only non-finite numbers can fail, and the strategy above writes them.
+        return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    /// nil when the bytes are not facts this store can read.
+    static func decoded(_ bytes: [UInt8]) -> RunFacts? {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try? decoder.decode(RunFacts.self, from: Data(bytes))
     }
 }
 
-/// What a run's page and `GET /v1/runs/{uuid}/details` show, computed once from the run's file:
-/// the simplified route, the series averaged over equal steps of elapsed time, the splits in the
-/// reader's units, the laps and the pauses. The page formats it (`RunPage`, `RunMap`, `RunChart`);
-/// the API sends it as numbers (`RunDetails`).
-struct RunFacts: Sendable {
-    /// Steps of elapsed time the series are averaged over.
-    static let steps = 240
-
-    let activity: Activity
-    let shape: RouteShape
-    let elapsed: Double
-    let speed: [Double?]
-    let heartRate: [Double?]
-    let altitude: [Double?]
-    let cadence: [Double?]
-
+extension RunFacts {
+    /// Computes the facts from the run's file.
     init(_ activity: Activity) {
-        self.activity = activity
-        shape = RouteShape(activity: activity)
+        version = Self.currentVersion
+        cycling = activity.sport == .cycling
+        let statistics = activity.summary.statistics
+        summary = Summary(
+            distance: statistics.distanceMeters, moving: Double(statistics.movingSeconds),
+            averageHeartRate: statistics.averageHeartRate, maximumHeartRate: statistics.maximumHeartRate,
+            highestPointHeartRate: activity.points.compactMap(\.heartRateBPM).max(),
+            climb: Self.climb(activity.points.compactMap(Self.altitude)), averageCadence: statistics.averageCadence,
+            steps: activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps)
+        let shape = RouteShape(activity: activity)
+        track = activity.points.first { $0.latitude != nil }?.latitude.map { first in
+            Track(
+                segments: shape.segments.map { $0.map { [$0.latitude, $0.longitude] } },
+                tolerance: shape.toleranceMeters, recorded: shape.recordedCount, firstLatitude: first)
+        }
         elapsed = max(1, Double(activity.points.last?.elapsedSeconds ?? 0))
-        let elapsed = elapsed
+        series = Self.series(activity, elapsed: elapsed)
+        pauses = activity.pauses.map { Pause(pause: $0.pause, resume: $0.resume) }
+        km = Self.marked(activity, every: Units.km.meters)
+        mi = Self.marked(activity, every: Units.mi.meters)
+        laps = activity.laps.map {
+            Lap(
+                trigger: $0.trigger.rawValue, start: Double($0.startElapsedSeconds),
+                end: Double($0.endElapsedSeconds), distance: $0.statistics.distanceMeters,
+                timer: $0.statistics.timerSeconds, heartRate: $0.statistics.averageHeartRate)
+        }
+        gaps = Self.gaps(activity.events)
+    }
+
+    private static func series(_ activity: Activity, elapsed: Double) -> Series {
         func series(_ value: (RecordPoint) -> Double?) -> [Double?] {
-            var sums = [Double](repeating: 0, count: Self.steps)
-            var counts = [Int](repeating: 0, count: Self.steps)
+            var sums = [Double](repeating: 0, count: steps)
+            var counts = [Int](repeating: 0, count: steps)
             for point in activity.points {
                 guard let v = value(point), v.isFinite else { continue }
                 // Clamped as a Double first: a point's time is the file's, whatever it says.
-                let step = Double(point.elapsedSeconds) / elapsed * Double(Self.steps)
-                let index = Int(min(Double(Self.steps - 1), max(0, step)))
+                let step = Double(point.elapsedSeconds) / elapsed * Double(steps)
+                let index = Int(min(Double(steps - 1), max(0, step)))
                 sums[index] += v
                 counts[index] += 1
             }
@@ -54,10 +177,10 @@ struct RunFacts: Sendable {
             }
         }
         // Under half a metre a second is standing, not a pace.
-        speed = series { $0.speedMetersPerSecond.flatMap { $0 >= 0.5 ? $0 : nil } }
-        heartRate = series { $0.heartRateBPM.map(Double.init) }
-        altitude = series(Self.altitude)
-        cadence = series { $0.cadenceSPM.flatMap { $0 > 0 ? Double($0) : nil } }
+        return Series(
+            speed: series { $0.speedMetersPerSecond.flatMap { $0 >= 0.5 ? $0 : nil } },
+            heartRate: series { $0.heartRateBPM.map(Double.init) }, altitude: series(Self.altitude),
+            cadence: series { $0.cadenceSPM.flatMap { $0 > 0 ? Double($0) : nil } })
     }
 
     /// A point's altitude where it is one on Earth (a file may say anything): from the Dead
@@ -66,22 +189,53 @@ struct RunFacts: Sendable {
         point.altitudeMeters.flatMap { (-500...9_000).contains($0) ? $0 : nil }
     }
 
-    /// The pauses, in seconds from the start; a pause to the end has no end.
-    var pauses: [(start: Double, end: Double?)] {
-        activity.pauses.map { (Double($0.pause) / 1e9, $0.resume.map { Double($0) / 1e9 }) }
+    /// The climb, counting a rise only once it passes 3 m, so that a barometer's noise adds nothing.
+    static func climb(_ altitudes: [Double]) -> Double? {
+        guard var low = altitudes.first else { return nil }
+        var gain = 0.0
+        var high = low
+        for altitude in altitudes.dropFirst() {
+            if altitude > high { high = altitude }
+            if altitude < high - 3 || altitude < low {
+                if high - low >= 3 { gain += high - low }
+                low = altitude
+                high = altitude
+            }
+        }
+        if high - low >= 3 { gain += high - low }
+        return gain
     }
 
-    struct Split {
-        var distance: Double
-        var timer: Double
-        var heartRate: Double?
-        var climb: Double?
+    /// The sensors' gaps: each closed one as it closes, then those open to the end by start.
+    private static func gaps(_ events: [SessionEvent]) -> [Gap] {
+        var out: [Gap] = []
+        var open: [String: Int64] = [:]
+        for event in events {
+            let sensor = event.sensor.map { "\($0)" } ?? "a sensor"
+            if event.kind == .gapStart { open[sensor] = event.offsetNanoseconds }
+            if event.kind == .gapEnd, let from = open.removeValue(forKey: sensor) {
+                out.append(Gap(sensor: sensor, start: from, end: event.offsetNanoseconds))
+            }
+        }
+        for (sensor, from) in open.sorted(by: { $0.value < $1.value }) {
+            out.append(Gap(sensor: sensor, start: from, end: nil))
+        }
+        return out
+    }
+
+    /// Marks along the route and splits, one per `unit` metres.
+    private static func marked(_ activity: Activity, every unit: Double) -> Marked {
+        Marked(
+            marks: RouteShape.marks(of: activity, every: unit).map {
+                Mark(distance: $0.distance, latitude: $0.position.latitude, longitude: $0.position.longitude)
+            },
+            splits: splits(activity, every: unit))
     }
 
     /// One per `unit` metres (the last one partial), from the points' distances: timer time
     /// (pauses left out), average heart rate and the change in height.
-    func splits(every unit: Double) -> [Split] {
-        let paused = pauses
+    private static func splits(_ activity: Activity, every unit: Double) -> [Split] {
+        let paused = activity.pauses.map { (start: Double($0.pause) / 1e9, end: $0.resume.map { Double($0) / 1e9 }) }
         func timer(_ second: Int) -> Double {
             let s = Double(second)
             return s - paused.reduce(0) { sum, pause in sum + max(0, min(s, pause.end ?? s) - pause.start) }
@@ -104,35 +258,5 @@ struct RunFacts: Sendable {
             beats = []
         }
         return rows
-    }
-
-    /// The API's view: metric, marks each kilometre.
-    func details(uuid: String) -> RunDetails {
-        let marks = RouteShape.marks(of: activity, every: 1000).map {
-            RunDetails.Mark(distanceM: $0.distance, latitude: $0.position.latitude, longitude: $0.position.longitude)
-        }
-        return RunDetails(
-            uuid: uuid,
-            track: shape.segments.isEmpty
-                ? nil
-                : RunDetails.Track(
-                    toleranceM: shape.toleranceMeters, recordedPoints: shape.recordedCount,
-                    segments: shape.segments.map { $0.map { [$0.latitude, $0.longitude] } }, marks: marks),
-            series: RunDetails.Series(
-                elapsedS: elapsed, stepS: elapsed / Double(Self.steps), speedMS: speed, heartRateBpm: heartRate,
-                altitudeM: altitude, cadenceSpm: cadence),
-            splits: splits(every: 1000).map {
-                RunDetails.Split(distanceM: $0.distance, timerS: $0.timer, heartRateBpm: $0.heartRate, climbM: $0.climb)
-            },
-            // JSON has no infinity: a file's absurd lap totals go as 0 (or null).
-            laps: activity.laps.map {
-                RunDetails.Lap(
-                    trigger: $0.trigger.rawValue, startS: Double($0.startElapsedSeconds),
-                    endS: Double($0.endElapsedSeconds),
-                    distanceM: $0.statistics.distanceMeters.isFinite ? $0.statistics.distanceMeters : 0,
-                    timerS: $0.statistics.timerSeconds.isFinite ? $0.statistics.timerSeconds : 0,
-                    heartRateBpm: $0.statistics.averageHeartRate.flatMap { $0.isFinite ? $0 : nil })
-            },
-            pauses: pauses.map { RunDetails.Pause(startS: $0.start, endS: $0.end) })
     }
 }

@@ -85,9 +85,8 @@ struct RunMap: Sendable, Equatable {
 
     /// nil when the run has no positions.
     init?(_ facts: RunFacts, units: Units, tiles source: MapTiles? = nil) {
-        let activity = facts.activity
-        let shape = facts.shape
-        let world = shape.segments.map { $0.map(WebMercator.project) }
+        guard let track = facts.track else { return nil }
+        let world = track.positions.map { $0.map(WebMercator.project) }
         let all = world.joined()
         guard let first = all.first, let last = world.last?.last else { return nil }
         var (minX, maxX, minY, maxY) = (first.x, first.x, first.y, first.y)
@@ -96,7 +95,7 @@ struct RunMap: Sendable, Equatable {
         }
         // At least 200 m across, a margin of 6 %, and a shape between 2:1 and 1:1.25.
         let metersPerUnit = WebMercator.metersPerUnit(
-            atLatitude: activity.points.first { $0.latitude != nil }?.latitude ?? 0)
+            atLatitude: track.firstLatitude)
         let least = 200 / max(metersPerUnit, 1)
         var (spanX, spanY) = (max(maxX - minX, least), max(maxY - minY, least))
         spanX = max(spanX, spanY / 1.25)
@@ -128,16 +127,16 @@ struct RunMap: Sendable, Equatable {
         let (s, f) = (box(first), box(last))
         start = Spot(x: s.x, y: s.y)
         finish = Spot(x: f.x, y: f.y)
-        marks = RouteShape.marks(of: activity, every: units.meters).map { mark in
-            let b = box(WebMercator.project(mark.position))
+        marks = facts.marked(units).marks.map { mark in
+            let b = box(WebMercator.project(Position(latitude: mark.latitude, longitude: mark.longitude)))
             return Mark(x: b.x, y: b.y, label: String(Int((mark.distance / units.meters).rounded())))
         }
-        let distance = units.distance(meters: activity.summary.statistics.distanceMeters)
+        let distance = units.distance(meters: facts.summary.distance)
         label =
             "The route, \(distance): the start in green, the finish in black, a mark at each \(units == .km ? "kilometre" : "mile")"
         note = String(
-            format: "%d of %d positions drawn, none further than %.1f m from the line", shape.pointCount,
-            shape.recordedCount, shape.toleranceMeters)
+            format: "%d of %d positions drawn, none further than %.1f m from the line", track.pointCount,
+            track.recorded, track.tolerance)
     }
 
     /// A box coordinate with two decimals: 1/200 of a unit, well under a metre on any run's map.

@@ -74,9 +74,9 @@ struct RunPage: PageModel {
 }
 
 extension RunPage {
-    /// The page of `run`, read from its file as `activity` (nil when the file cannot be read).
+    /// The page of `run`, from the facts computed from its file (nil when the file cannot be read).
     init(
-        run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], activity: Activity?, reader: Reader,
+        run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], facts: RunFacts?, reader: Reader,
         viewer: String, tiles: MapTiles? = nil
     ) {
         let units = reader.units
@@ -112,51 +112,48 @@ extension RunPage {
         }
         groups = Groups(
             counted: counted, notCounted: notCounted.map { "\($0.groupName): not counted, as \($0.reason.sentence)." })
-        guard let activity else {
+        guard let facts else {
             stats.append(Stat(label: "Time", value: Units.clock(timer)))
             stats.append(Stat(label: "Pace", value: units.pace(seconds: timer, meters: meters)))
             unreadable = "The stored file cannot be drawn: download it to look at it elsewhere."
             return
         }
-        let statistics = activity.summary.statistics
-        let moving = Double(statistics.movingSeconds)
+        let summary = facts.summary
+        let moving = summary.moving
         stats.append(Stat(label: "Moving time", value: Units.clock(moving)))
         stats.append(
-            activity.sport == .cycling
+            facts.cycling
                 ? Stat(label: "Speed", value: units.speed(moving > 0 ? meters / moving : 0))
                 : Stat(label: "Pace", value: units.pace(seconds: moving > 0 ? moving : timer, meters: meters)))
-        if let average = statistics.averageHeartRate {
+        if let average = summary.averageHeartRate {
             stats.append(Stat(label: "Heart rate", value: "\(PageFormat.whole(average)) bpm"))
         }
-        if let highest = statistics.maximumHeartRate {
+        if let highest = summary.maximumHeartRate {
             stats.append(Stat(label: "Highest heart rate", value: "\(highest) bpm"))
         }
-        if let gain = Self.climb(activity.points.compactMap { RunFacts.altitude($0) }) {
+        if let gain = summary.climb {
             stats.append(Stat(label: "Elevation gain", value: "\(PageFormat.whole(gain)) m"))
         }
-        if let cadence = statistics.averageCadence {
+        if let cadence = summary.averageCadence {
             stats.append(Stat(label: "Cadence", value: "\(PageFormat.whole(cadence)) spm"))
         }
-        if let steps = activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps {
+        if let steps = summary.steps {
             stats.append(Stat(label: "Steps", value: String(steps)))
         }
-        let facts = RunFacts(activity)
         map = RunMap(facts, units: units, tiles: tiles)
         if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
         charts = RunChart.charts(facts, units: units, maximumHeartRate: nil)
         let rows = Self.splits(facts, units: units)
         splits = rows.isEmpty ? nil : Splits(unit: units.name, rows: rows, pace: "Pace /" + units.name)
-        let lapRows = activity.laps.enumerated().map { number, lap in
+        let lapRows = facts.laps.enumerated().map { number, lap in
             LapRow(
-                number: String(number + 1), trigger: lap.trigger.rawValue,
-                distance: units.distance(meters: lap.statistics.distanceMeters),
-                time: Units.clock(lap.statistics.timerSeconds),
-                pace: lap.statistics.distanceMeters > 0
-                    ? Units.clock(lap.statistics.timerSeconds / (lap.statistics.distanceMeters / units.meters)) : "–",
-                heartRate: lap.statistics.averageHeartRate.map(PageFormat.whole) ?? "–")
+                number: String(number + 1), trigger: lap.trigger, distance: units.distance(meters: lap.distance),
+                time: Units.clock(lap.timer),
+                pace: lap.distance > 0 ? Units.clock(lap.timer / (lap.distance / units.meters)) : "–",
+                heartRate: lap.heartRate.map(PageFormat.whole) ?? "–")
         }
         laps = lapRows.count < 2 ? nil : Laps(pace: "Pace /" + units.name, rows: lapRows)
-        breaks = Self.breaks(activity)
+        breaks = Self.breaks(facts)
     }
 
     static func sportName(_ sport: String) -> String {
@@ -169,26 +166,9 @@ extension RunPage {
         }
     }
 
-    /// The climb, counting a rise only once it passes 3 m, so that a barometer's noise adds nothing.
-    static func climb(_ altitudes: [Double]) -> Double? {
-        guard var low = altitudes.first else { return nil }
-        var gain = 0.0
-        var high = low
-        for altitude in altitudes.dropFirst() {
-            if altitude > high { high = altitude }
-            if altitude < high - 3 || altitude < low {
-                if high - low >= 3 { gain += high - low }
-                low = altitude
-                high = altitude
-            }
-        }
-        if high - low >= 3 { gain += high - low }
-        return gain
-    }
-
     /// One row per kilometre or mile (the last one partial): time, pace, heart rate, climb.
     static func splits(_ facts: RunFacts, units: Units) -> [SplitRow] {
-        facts.splits(every: units.meters).enumerated().map { index, split in
+        facts.marked(units).splits.enumerated().map { index, split in
             SplitRow(
                 number: split.distance >= units.meters * 0.995
                     ? String(index + 1) : String(format: "%.2f", Double(index) + split.distance / units.meters),
@@ -199,25 +179,17 @@ extension RunPage {
     }
 
     /// The pauses and the sensors' gaps, as sentences.
-    static func breaks(_ activity: Activity) -> [String] {
-        var out = activity.pauses.map { pause in
+    static func breaks(_ facts: RunFacts) -> [String] {
+        let pauses = facts.pauses.map { pause in
             let at = Units.clock(Double(pause.pause) / 1e9)
             guard let resume = pause.resume else { return "Paused at \(at) to the end." }
             return "Paused at \(at) for \(Units.clock(Double(resume - pause.pause) / 1e9))."
         }
-        var open: [String: Int64] = [:]
-        for event in activity.events {
-            let sensor = event.sensor.map { "\($0)" } ?? "a sensor"
-            if event.kind == .gapStart { open[sensor] = event.offsetNanoseconds }
-            if event.kind == .gapEnd, let from = open.removeValue(forKey: sensor) {
-                out.append(
-                    "No values from \(sensor) at \(Units.clock(Double(from) / 1e9)) for \(Units.clock(Double(event.offsetNanoseconds - from) / 1e9))."
-                )
+        return pauses
+            + facts.gaps.map { gap in
+                let at = Units.clock(Double(gap.start) / 1e9)
+                guard let end = gap.end else { return "No values from \(gap.sensor) from \(at) to the end." }
+                return "No values from \(gap.sensor) at \(at) for \(Units.clock(Double(end - gap.start) / 1e9))."
             }
-        }
-        for (sensor, from) in open.sorted(by: { $0.value < $1.value }) {
-            out.append("No values from \(sensor) from \(Units.clock(Double(from) / 1e9)) to the end.")
-        }
-        return out
     }
 }

@@ -42,11 +42,11 @@ extension WebPages {
         router.signedIn(.get, "/runs/:uuid", next: { $0.uri.path }) { _, context, account in
             try await Self.ownRun(context, account) { uuid in
                 let (run, counts, notCounted) = try await repository.run(uuid: uuid, account: account.id)
-                let activity = try await activity(uuid: uuid, account: account.id)
+                let facts = try await services.facts(uuid: uuid, account: account.id)
                 let tiles = services.configuration.mapTiles
                 return Self.render(
                     RunPage(
-                        run: run, counts: counts, notCounted: notCounted, activity: activity, reader: Reader(account),
+                        run: run, counts: counts, notCounted: notCounted, facts: facts, reader: Reader(account),
                         viewer: account.username, tiles: tiles), imagesFrom: tiles?.origin)
             }
         }

@@ -106,10 +106,10 @@ struct RunRoutes {
             elapsedMS: try milliseconds(activity.summary.elapsedSeconds, "elapsed time"),
             timerMS: try milliseconds(statistics.timerSeconds, "timer time"),
             distanceMM: try checked((distance * 1000).rounded(), "distance"), sport: activity.sport.rawValue,
-            format: format.rawValue, sha256: digest, file: file, summary: summary, batonClaim: batonClaim(summary),
+            format: format.rawValue, sha256: digest, file: file, summary: summary,
             averageHeartRate: statistics.averageHeartRate.flatMap {
                 $0.isFinite && $0 > 0 && $0 < 300 ? Int64($0.rounded()) : nil
-            })
+            }, facts: RunFacts(activity).encoded())
     }
 
     /// How far ahead of the store's clock a run may start (a device's clock may be a little fast).
@@ -225,12 +225,12 @@ struct RunRoutes {
         router.get("/v1/runs/:uuid/details") { request, context in
             let account = try await services.caller(request).account
             let uuid = try Self.uuid(context)
-            guard let activity = try await services.activity(uuid: uuid, account: account.id) else {
+            guard let facts = try await services.facts(uuid: uuid, account: account.id) else {
                 throw StoreError(
                     .unprocessableContent, "unreadable_file",
                     "the run's stored file cannot be read again: download it with GET /v1/runs/\(uuid)/file")
             }
-            return RunFacts(activity).details(uuid: uuid)
+            return facts.details(uuid: uuid)
         }
         router.get("/v1/runs/:uuid/file") { request, context in
             let account = try await services.caller(request).account

@@ -91,8 +91,11 @@ struct NewRun: Sendable {
     let sha256: String
     let file: [UInt8]
     let summary: String
-    /// The group whose baton the pack claimed, having started the run offline.
-    var batonClaim: Int64? = nil
     /// Beats per minute over the run, when the file has heart rates.
     var averageHeartRate: Int64? = nil
+    /// What its page shows (`RunFacts.encoded`), kept beside the file; none from a test's run.
+    var facts: [UInt8]? = nil
+
+    /// The group whose baton the pack claimed (in `summary`), having started the run offline.
+    var batonClaim: Int64? { RunRoutes.batonClaim(summary) }
 }

@@ -244,6 +244,19 @@ enum Schema {
                     expires_ns INT NOT NULL
                 )
                 """),
+        // A run's page draws from facts computed once from its file at upload (`RunFacts`, JSON,
+        // about a tenth of a long run's FIT file), so showing a run never reads the file again.
+        // Runs stored before get theirs on their first showing; `version` says which code
+        // computed them, and older ones are computed again.
+        Migration(
+            version: 10, name: "each run's page facts",
+            sql: """
+                CREATE TABLE run_facts (
+                    run_id INT PRIMARY KEY REFERENCES run (id) ON DELETE CASCADE,
+                    version INT NOT NULL,
+                    facts BLOB NOT NULL
+                )
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.
