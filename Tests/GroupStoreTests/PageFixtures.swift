@@ -513,7 +513,7 @@ extension PageMakers {
     /// The owner's view of the group page: invite, settings, remove buttons, leave.
     func ownedGroup() -> GroupPageModel {
         var model = group(.top)
-        model.invite = .init(link: t("https://club.example.org/join/abcdefghjk"))
+        model.invite = .init(link: t("https://club.example.org/join/abcdefghjk"), renew: t("/groups/7/invite"))
         var form = GroupForm(reader: .standard, leaseSeconds: 6 * 3600)
         (form.action, form.button, form.name, form.goal, form.deadline) = (
             "/groups/7/edit", "Save", "Night owls", "500", "2026-12-25"

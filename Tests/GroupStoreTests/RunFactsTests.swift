@@ -111,13 +111,19 @@ struct RunFactsTests {
             let again = try #require(try await repository.runFacts(uuid: uuid, account: account))
             #expect(again.version == RunFacts.currentVersion && RunFacts.decoded(again.bytes) == expected)
 
-            // Facts of another version (or unreadable ones) are computed again and replaced.
-            _ = try await repository.write { db in
-                try await db.query("UPDATE run_facts SET version = 0, facts = ?", Array("old".utf8))
+            // Facts of another version are computed again and replaced, and so are unreadable ones.
+            var older = expected
+            older.version = 0
+            older.summary.distance = 123_456
+            for (version, bytes) in [(0, older.encoded()), (RunFacts.currentVersion, Array("old".utf8))] {
+                _ = try await repository.write { db in
+                    try await db.query("UPDATE run_facts SET version = ?, facts = ?", version, bytes)
+                }
+                #expect(try await page().contains("<svg class=\"map\""))
+                let replaced = try #require(try await repository.runFacts(uuid: uuid, account: account))
+                #expect(replaced.version == RunFacts.currentVersion, "\(version)")
+                #expect(RunFacts.decoded(replaced.bytes) == expected, "\(version)")
             }
-            #expect(try await page().contains("<svg class=\"map\""))
-            let replaced = try #require(try await repository.runFacts(uuid: uuid, account: account))
-            #expect(replaced.version == RunFacts.currentVersion && RunFacts.decoded(replaced.bytes) == expected)
 
             // Deleting the run takes its facts along.
             #expect(

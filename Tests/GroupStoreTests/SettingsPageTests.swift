@@ -117,6 +117,34 @@ struct SettingsPageTests {
             #expect(edited.status == .seeOther && edited.headers[.location] == "/groups/\(id)")
             let after = try await client.call(.get, "/v1/groups/\(id)", token: ada)
             #expect(after.json["name"] as? String == "Early birds" && after.json["goal_m"] as? Double == 50_000)
+            // In miles the form shows 50 km as 31.07: saved unchanged, the goal stays 50 km exactly,
+            // and a deadline that has passed since does not stop a rename.
+            let deadline = iso(harness.clock.now.advanced(byNanoseconds: 3_600 * nanosecondsPerSecond))
+            #expect(
+                try await client.call(.patch, "/v1/groups/\(id)", token: ada, json: ["deadline": deadline]).status
+                    == .ok)
+            harness.clock.advance(seconds: 2 * 3_600)
+            _ = try await AccountPageTests.post(
+                client, "/settings/preferences", ["units": "mi", "zone": "Europe/Vienna"], cookie: adaCookie)
+            let form = try await client.call(.get, "/groups/\(id)", headers: [.cookie: adaCookie]).text
+            let shownDeadline = GroupForm.localDate(try #require(WallInstant(iso8601: deadline)), zone: "Europe/Vienna")
+            #expect(form.contains("value=\"31.07\"") && form.contains("value=\"\(shownDeadline)\""))
+            let renamed = try await AccountPageTests.post(
+                client, "/groups/\(id)/edit",
+                ["name": "Night owls", "goal": "31.07", "lease": "2", "deadline": shownDeadline, "auto_pass": "1"],
+                cookie: adaCookie)
+            #expect(renamed.status == .seeOther, "\(renamed.text)")
+            let kept = try await client.call(.get, "/v1/groups/\(id)", token: ada)
+            #expect(kept.json["name"] as? String == "Night owls" && kept.json["goal_m"] as? Double == 50_000)
+            #expect(kept.json["deadline"] as? String == deadline)
+            let pastDeadline = try await AccountPageTests.post(
+                client, "/groups/\(id)/edit",
+                ["name": "Night owls", "goal": "31.07", "lease": "2", "deadline": "2020-01-01"],
+                cookie: adaCookie)
+            #expect(
+                pastDeadline.status == .unprocessableContent && pastDeadline.text.contains("has passed"), "a new deadline is checked")
+            _ = try await AccountPageTests.post(
+                client, "/settings/preferences", ["units": "km", "zone": "UTC"], cookie: adaCookie)
             let notOwner = try await AccountPageTests.post(
                 client, "/groups/\(id)/edit", ["name": "Mine", "goal": "1", "lease": "1"], cookie: bobCookie)
             #expect(notOwner.status == .forbidden || notOwner.status == .notFound)
@@ -149,7 +177,29 @@ struct SettingsPageTests {
                 .post, "/groups/\(id)/members/\(bobID)/remove", headers: [.cookie: adaCookie])
             #expect(removed.status == .seeOther && removed.headers[.location] == "/groups/\(id)")
             #expect(try await client.call(.get, "/v1/groups/\(id)", token: bob).status == .notFound)
-            try await client.join(bob, invite)
+            // The removed runner's invite link no longer works: the group has a new one.
+            #expect(
+                try await client.call(.post, "/v1/groups/join", token: bob, json: ["invite_code": invite]).status
+                    == .notFound)
+            #expect(try await client.call(.get, "/join/\(invite)", headers: [.cookie: bobCookie]).status == .notFound)
+            let renewed = try #require(
+                try await client.call(.get, "/v1/groups/\(id)", token: ada).json["invite_code"] as? String)
+            #expect(renewed != invite)
+            // The owner asks for a new link: the old one stops; a member may not.
+            let page = try await client.call(.get, "/groups/\(id)", headers: [.cookie: adaCookie]).text
+            #expect(page.contains("/join/\(renewed)") && page.contains("action=\"/groups/\(id)/invite\""))
+            let fresh = try await client.call(.post, "/groups/\(id)/invite", headers: [.cookie: adaCookie])
+            #expect(fresh.status == .seeOther && fresh.headers[.location] == "/groups/\(id)")
+            let newest = try #require(
+                try await client.call(.get, "/v1/groups/\(id)", token: ada).json["invite_code"] as? String)
+            #expect(newest != renewed)
+            #expect(try await client.call(.get, "/join/\(renewed)", headers: [.cookie: bobCookie]).status == .notFound)
+            try await client.join(bob, newest)
+            #expect(
+                try await client.call(.post, "/groups/\(id)/invite", headers: [.cookie: bobCookie]).status == .forbidden
+            )
+            let memberPage = try await client.call(.get, "/groups/\(id)", headers: [.cookie: bobCookie]).text
+            #expect(memberPage.contains("/join/\(newest)") && !memberPage.contains("/groups/\(id)/invite"))
             let left = try await client.call(.post, "/groups/\(id)/leave", headers: [.cookie: bobCookie])
             #expect(left.status == .seeOther && left.headers[.location] == "/")
             #expect(try await client.call(.get, "/v1/groups/\(id)", token: bob).status == .notFound)
@@ -159,6 +209,44 @@ struct SettingsPageTests {
                 try await client.call(
                     .post, "/groups/\(id)/leave", headers: [.cookie: adaCookie, .origin: "https://evil.example"]
                 ).status == .forbidden)
+        }
+    }
+
+    @Test(
+        "Members with equal turns (never set apart): moving one swaps it with its neighbour, nobody else moves",
+        arguments: Backend.available)
+    func equalTurns(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client, repository in
+            let ada = try await client.signUp("ada")
+            let group = try await client.call(
+                .post, "/v1/groups", token: ada, json: ["name": "Owls", "goal_m": 100_000, "lease_hours": 6])
+            let id = try #require(group.json["id"] as? Int)
+            let invite = try #require(group.json["invite_code"] as? String)
+            var ids: [String: Int] = [:]
+            for name in ["bob", "cleo", "dan"] {
+                let token = try await client.signUp(name)
+                try await client.join(token, invite)
+                ids[name] = try await client.call(.get, "/v1/me", token: token).json["id"] as? Int
+            }
+            _ = try await repository.write { db in
+                try await db.query("UPDATE member SET turn = 0 WHERE team_id = ?", Int64(id))
+            }
+            func rotation() async throws -> [String] {
+                try await client.call(.get, "/v1/groups/\(id)/members?order=rotation", token: ada)
+                    .decode(MemberPage.self).members.map(\.username)
+            }
+            #expect(try await rotation() == ["ada", "bob", "cleo", "dan"])
+            let cookie = try await client.webSignIn("ada").cookie
+            let cleo = try #require(ids["cleo"])
+            #expect(
+                try await client.call(.post, "/groups/\(id)/rotation/\(cleo)/earlier", headers: [.cookie: cookie])
+                    .status == .seeOther)
+            #expect(try await rotation() == ["ada", "cleo", "bob", "dan"])
+            #expect(
+                try await client.call(.post, "/groups/\(id)/rotation/\(cleo)/later", headers: [.cookie: cookie])
+                    .status == .seeOther)
+            #expect(try await rotation() == ["ada", "bob", "cleo", "dan"])
         }
     }
 }

@@ -3,7 +3,8 @@
 PostgreSQL when a URL is given; one account with a one-hour and a six-hour run at 1 Hz (GPS,
 altitude, heart rate, cadence: handoff-bench's marathon) and 10,000 short runs; then one client
 on one kept-alive connection asks for each page REQUESTS times: the run page of each long run,
-the first page of /runs and a page deep in it. Prints p50/p99 in milliseconds and the bytes.
+the first page of /runs and a page deep in it. Prints p50/p99 in milliseconds and the bytes, then
+what an upload of the six-hour file takes and how many one-hour files are stored a second.
 
     scripts/bench-store/run-pages.py BIN [POSTGRES_ADMIN_URL] [--requests N] [--runs N]
 
@@ -86,12 +87,22 @@ def bench(bin_dir, database, requests, runs, work):
             status, _, body = call(port, "PUT", "/v1/runs/" + run, files[name], auth)
             assert status == 201, body
             pages[name] = "/runs/" + run
+        # The six-hour file stored again under new uuids, one at a time: what an upload costs
+        # (reading the file, computing the page's facts, one transaction).
+        six = []
+        for _ in range(5):
+            began = time.perf_counter()
+            status, _, body = call(port, "PUT", "/v1/runs/" + str(uuid.uuid4()), files["six"], auth)
+            six.append((time.perf_counter() - began) * 1000)
+            assert status == 201, body
         # 10,000 more runs: the one-hour file under new uuids, eight at a time.
         def put(_):
             status, _, body = call(port, "PUT", "/v1/runs/" + str(uuid.uuid4()), files["hour"], auth)
             assert status == 201, body
+        began = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             list(pool.map(put, range(runs)))
+        rate = runs / (time.perf_counter() - began)
         status, headers, _ = call(port, "POST", "/login", "login=ada&password=correct+horse+battery",
                                   {"Content-Type": "application/x-www-form-urlencoded"})
         cookie = headers.get("Set-Cookie", "").split(";")[0]
@@ -109,7 +120,9 @@ def bench(bin_dir, database, requests, runs, work):
         for name, path in (("run page, 1 hour", pages["hour"]), ("run page, 6 hours", pages["six"]),
                            ("/runs, first page", "/runs"), ("/runs, page 200", deep)):
             results[name] = measure(port, path, cookie, requests)
-        return results
+        uploads = "uploads: the 6-hour file %.0f ms (median of 5), the 1-hour file %.0f a second (8 at a time)" % (
+            sorted(six)[2], rate)
+        return results, uploads
     finally:
         store.terminate()
         store.wait()
@@ -139,9 +152,15 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         print("| engine | page | p50 | p99 | bytes |")
         print("|---|---|---|---|---|")
+        notes = []
         for engine, database in engines:
-            for page, (p50, p99, size) in bench(bin_dir, database, requests, runs, work).items():
+            results, uploads = bench(bin_dir, database, requests, runs, work)
+            for page, (p50, p99, size) in results.items():
                 print("| %s | %s | %.1f ms | %.1f ms | %s |" % (engine, page, p50, p99, format(size, ",")))
+            notes.append("%s %s" % (engine, uploads))
+        print()
+        for note in notes:
+            print(note)
     if len(arguments) > 1:
         subprocess.run(["psql", arguments[1], "-q", "-c", "DROP DATABASE " + name], check=False)
 

@@ -46,6 +46,8 @@ enum SitePath: Equatable {
     case editGroup(Int64)
     case leaveGroup(Int64)
     case removeMember(Int64, Int64)
+    /// POST: the owner replaces the group's invite link.
+    case newInvite(Int64)
     /// The owner moves a member one place earlier or later in the baton's rotation.
     case moveInRotation(Int64, Int64, earlier: Bool)
 
@@ -77,6 +79,7 @@ enum SitePath: Equatable {
         case .deleteAccount: "/settings/delete"
         case .export: "/settings/export"
         case .newGroup: "/groups/new"
+        case .newInvite(let id): "/groups/\(id)/invite"
         case .join(let code): "/join/" + Self.percentEncode(code)
         case .reset(let token): "/reset/" + Self.percentEncode(token)
         case .editGroup(let id): "/groups/\(id)/edit"

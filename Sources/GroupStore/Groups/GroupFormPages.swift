@@ -50,11 +50,14 @@ struct GroupForm: Sendable, Equatable {
     }
 
     /// What the form sent, checked with the API's rules: name, goal (metres), deadline, lease
-    /// (seconds), auto-pass.
+    /// (seconds), auto-pass. Editing `group`, a goal or deadline sent as the form showed it is
+    /// kept as stored (so is the lease): 100 km shown as 62.14 mi stays 100 km, and a deadline that has passed
+    /// does not stop the owner renaming the group.
     static func read(
-        _ form: [String: String], reader: Reader, now: WallInstant
+        _ form: [String: String], reader: Reader, now: WallInstant, editing group: Group? = nil
     ) throws(StoreError) -> (name: String, goalMM: Int64, deadline: WallInstant?, leaseSeconds: Int64, autoPass: Bool) {
         let name = try GroupRoutes.name(form["name"] ?? "")
+        let shown = group.map { GroupForm($0, reader: reader) }
         guard let goal = Double(form["goal"] ?? "") else {
             throw StoreError(.unprocessableContent, "invalid_goal", "the goal is a number of \(reader.units.name)")
         }
@@ -62,7 +65,9 @@ struct GroupForm: Sendable, Equatable {
             throw StoreError(.unprocessableContent, "invalid_lease", "the baton's lease is a number of hours")
         }
         var deadline: WallInstant?
-        if let text = form["deadline"], !text.isEmpty {
+        if let group, let shown, (form["deadline"] ?? "") == shown.deadline {
+            deadline = group.deadline
+        } else if let text = form["deadline"], !text.isEmpty {
             // The end of that day, in the person's time zone (its offset on that day).
             let noon = Date(
                 timeIntervalSince1970: (WallInstant(iso8601: text + "T12:00:00Z").map {
@@ -75,10 +80,13 @@ struct GroupForm: Sendable, Equatable {
             deadline = try GroupRoutes.deadline(
                 iso(day.advanced(byNanoseconds: -Int64(offset) * nanosecondsPerSecond)), now: now)
         }
-        return (
-            name, try GroupRoutes.goal(goal * reader.units.meters), deadline, try GroupRoutes.lease(lease),
-            form["auto_pass"] == "1"
-        )
+        let goalMM =
+            if let group, form["goal"] == shown?.goal { group.goalMM } else {
+                try GroupRoutes.goal(goal * reader.units.meters)
+            }
+        let leaseSeconds =
+            if let group, form["lease"] == shown?.lease { group.leaseSeconds } else { try GroupRoutes.lease(lease) }
+        return (name, goalMM, deadline, leaseSeconds, form["auto_pass"] == "1")
     }
 }
 
@@ -162,7 +170,8 @@ extension WebPages {
             let id = try context.id("group", "group")
             let form = try await Self.form(request, context)
             do {
-                let fields = try GroupForm.read(form, reader: Reader(account), now: services.now())
+                let shown = try await repository.group(id, account: account.id)
+                let fields = try GroupForm.read(form, reader: Reader(account), now: services.now(), editing: shown)
                 _ = try await repository.updateGroup(id, owner: account.id) { group in
                     group.name = fields.name
                     group.goalMM = fields.goalMM
@@ -190,6 +199,19 @@ extension WebPages {
         }
         router.signedIn(.post, "/groups/:group/members/:member/remove") { _, context, account in
             try await leave(context, account, member: try context.id("member", "member"))
+        }
+        router.signedIn(.post, "/groups/:group/invite") { _, context, account in
+            let id = try context.id("group", "group")
+            do {
+                _ = try await repository.updateGroup(id, owner: account.id) { $0.inviteCode = GroupRoutes.inviteCode() }
+            } catch let error as StoreError
+                where error.status != .serviceUnavailable && error.status != .insufficientStorage
+            {
+                return Self.message(
+                    error.status == .notFound ? "Not found" : "Not done", error.message, status: error.status,
+                    account: account, link: Link(href: SitePath.group(id).path, label: "Back to the group's page"))
+            }
+            return Self.redirect(.group(id))
         }
     }
 

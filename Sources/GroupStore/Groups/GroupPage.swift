@@ -142,7 +142,9 @@ enum GroupPage {
         }
         var top: Link?
         if case .top = listing {} else { top = Link(href: SitePath.group(group.id).path, label: "Top") }
-        model.invite = GroupPageModel.Invite(link: origin + SitePath.join(group.inviteCode).path)
+        model.invite = GroupPageModel.Invite(
+            link: origin + SitePath.join(group.inviteCode).path,
+            renew: isOwner ? SitePath.newInvite(group.id).path : nil)
         if isOwner {
             model.manage = GroupPageModel.Manage(
                 groupForm: GroupForm(group, reader: reader),
@@ -205,6 +207,8 @@ struct GroupPageModel: PageModel {
 
     struct Invite: Sendable, Equatable {
         var link: String
+        /// Where the owner asks for a new link (the old one stops working).
+        var renew: String?
     }
 
     struct Manage: Sendable, Equatable {

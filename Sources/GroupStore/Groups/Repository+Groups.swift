@@ -223,6 +223,8 @@ extension StoreRepository {
                     try await db.one("SELECT 1 AS x FROM member WHERE team_id = ? AND account_id = ?", id, member)
                         != nil
                 else { throw StoreError(.notFound, "member_not_found", "that runner is not a member of this group") }
+                // A removed runner's invite link must not bring them back: the group gets a new one.
+                try await db.query("UPDATE team SET invite_code = ? WHERE id = ?", GroupRoutes.inviteCode(), id)
             }
             try await Self.removeMember(db, id, member, now: now)
         }
@@ -277,13 +279,25 @@ extension StoreRepository {
                     ORDER BY turn, account_id LIMIT 1
                     """, id, turn, turn, member)
             guard let neighbour else { return }
-            var other = try neighbour.int("turn")
-            // Equal turns (never set apart) are made distinct, so that the move shows.
-            if other == turn { other += earlier ? -1 : 1 }
-            try await db.query(
-                "UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", turn, id,
-                try neighbour.int("account_id"))
-            try await db.query("UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", other, id, member)
+            let next = try neighbour.int("account_id")
+            var (mine, theirs) = (turn, try neighbour.int("turn"))
+            if mine == theirs {
+                // Equal turns (never set apart): every member is numbered in the order shown
+                // first, so that the two swap places and nobody else moves.
+                try await db.query(
+                    """
+                    UPDATE member SET turn = ranked.n FROM (
+                        SELECT account_id, row_number() OVER (ORDER BY turn, account_id) AS n FROM member WHERE team_id = ?
+                    ) AS ranked WHERE member.team_id = ? AND member.account_id = ranked.account_id
+                    """, id, id)
+                func turn(_ account: Int64) async throws -> Int64 {
+                    try await db.one("SELECT turn FROM member WHERE team_id = ? AND account_id = ?", id, account)?
+                        .int("turn") ?? 0
+                }
+                (mine, theirs) = (try await turn(member), try await turn(next))
+            }
+            try await db.query("UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", mine, id, next)
+            try await db.query("UPDATE member SET turn = ? WHERE team_id = ? AND account_id = ?", theirs, id, member)
         }
     }
 
