@@ -327,7 +327,9 @@ extension PageMakers {
             tiles: state == .tiles
                 ? try MapTiles(
                     template: "https://tile.example.org/{z}/{x}/{y}.png", attribution: "© OpenStreetMap contributors")
-                : nil)
+                : nil,
+            // The runner's own maximum on the page with tiles; each run's highest on the others.
+            maximumHeartRate: state == .tiles ? 190 : nil)
         page.frame = frame(page.frame.title, viewer: "ada")
         page.when = TimeText(iso: t(page.when.iso), text: t(page.when.text))
         page.stats = page.stats.map { .init(label: t($0.label), value: t($0.value)) }
@@ -397,7 +399,7 @@ extension PageMakers {
         chart.pauses = chart.pauses.map(band)
         chart.yTicks = chart.yTicks.map { .init(x: t($0.x), y: t($0.y), label: t($0.label)) }
         chart.xTicks = chart.xTicks.map { .init(x: t($0.x), y: t($0.y), label: t($0.label)) }
-        (chart.axisY, chart.axisRight) = (t(chart.axisY), t(chart.axisRight))
+        (chart.axisRight, chart.note) = (t(chart.axisRight), chart.note.map(t))
         chart.scale = .init(bottom: t(chart.scale.bottom), top: t(chart.scale.top))
         return chart
     }
@@ -456,6 +458,7 @@ extension PageMakers {
         var account = Account(
             id: 1, email: "ada@example.org", username: "ada", passwordHash: "", created: PageFixture.now)
         account.units = "mi"
+        account.maximumHeartRate = notice ? 188 : nil
         var page = SettingsPage(account: account, packs: packs(notice), runs: 12, groups: notice ? 2 : 0)
         page.frame = frame("Settings", viewer: "ada", current: .settings)
         page.preferences = preferences(next: "/settings")
@@ -467,6 +470,7 @@ extension PageMakers {
         page.account = .init(
             action: t(page.account.action), username: t(page.account.username), email: t(page.account.email))
         (page.password, page.export) = (t(page.password), t(page.export))
+        page.heart = .init(action: t(page.heart.action), maximum: t(page.heart.maximum))
         page.delete = .init(action: t(page.delete.action), consequence: t(page.delete.consequence))
         return page
     }

@@ -39,6 +39,25 @@ struct SettingsPageTests {
                 client, "/settings/preferences", ["units": "furlongs", "zone": "Mars/Olympus"], cookie: cookie)
             #expect(bad.status == .unprocessableContent)
 
+            // The maximum heart rate: the zones on every run's page are shares of it.
+            let run = try #require(
+                try await client.call(.get, "/v1/runs", token: ada).decode(RunList.self).runs.first?.uuid)
+            let before = try await client.call(.get, "/runs/\(run)", headers: [.cookie: cookie]).text
+            #expect(before.contains("shares of this run&#39;s highest heart rate, 150 bpm"))
+            for wrong in ["99", "231", "fast", "180.5"] {
+                let refused = try await AccountPageTests.post(
+                    client, "/settings/heart-rate", ["maximum": wrong], cookie: cookie)
+                #expect(
+                    refused.status == .unprocessableContent && refused.text.contains("value=\"\(wrong)\""), "\(wrong)")
+            }
+            let heart = try await AccountPageTests.post(
+                client, "/settings/heart-rate", ["maximum": "190"], cookie: cookie)
+            #expect(heart.status == .seeOther && heart.headers[.location] == "/settings?done=heart-rate")
+            #expect(try await client.call(.get, "/settings", headers: [.cookie: cookie]).text.contains("value=\"190\""))
+            let after = try await client.call(.get, "/runs/\(run)", headers: [.cookie: cookie]).text
+            #expect(
+                after.contains("shares of your maximum heart rate, 190 bpm") && after.contains("zone 3: 133–152 bpm"))
+
             let noPassword = try await AccountPageTests.post(
                 client, "/settings/account", ["username": "ada", "email": "ada@new.example.org"], cookie: cookie)
             #expect(noPassword.status == .forbidden)
@@ -65,6 +84,19 @@ struct SettingsPageTests {
             #expect(names.contains("account.json") && names.contains("groups.json"))
             #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".fit") }.count == 1)
             #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".gpx") }.count == 1)
+            let account = try runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "python3", "-c",
+                    "import json, sys, zipfile; print(json.load(zipfile.ZipFile(sys.argv[1]).open('account.json'))['max_heart_rate_bpm'])",
+                    zipped.file("export.zip").path,
+                ])
+            #expect(account.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "190", "\(account.stderr)")
+            // Cleared: each run's own highest again.
+            _ = try await AccountPageTests.post(client, "/settings/heart-rate", ["maximum": ""], cookie: cookie)
+            #expect(
+                try await client.call(.get, "/runs/\(run)", headers: [.cookie: cookie]).text.contains(
+                    "this run&#39;s highest"))
 
             let changed = try await AccountPageTests.post(
                 client, "/settings/password",
@@ -142,7 +174,8 @@ struct SettingsPageTests {
                 ["name": "Night owls", "goal": "31.07", "lease": "2", "deadline": "2020-01-01"],
                 cookie: adaCookie)
             #expect(
-                pastDeadline.status == .unprocessableContent && pastDeadline.text.contains("has passed"), "a new deadline is checked")
+                pastDeadline.status == .unprocessableContent && pastDeadline.text.contains("has passed"),
+                "a new deadline is checked")
             _ = try await AccountPageTests.post(
                 client, "/settings/preferences", ["units": "km", "zone": "UTC"], cookie: adaCookie)
             let notOwner = try await AccountPageTests.post(

@@ -98,6 +98,20 @@ extension WebPages {
             let next = Self.safeNext(form["next"])
             return Self.redirect(next == SitePath.settings.path ? SitePath.settings.path + "?done=preferences" : next)
         }
+        router.signedIn(.post, "/settings/heart-rate") { request, context, account in
+            let form = try await Self.form(request, context)
+            let text = (form["maximum"] ?? "").trimmingCharacters(in: .whitespaces)
+            let bpm = Int(text)
+            guard text.isEmpty || bpm.map(AccountRules.maximumHeartRates.contains) == true else {
+                var page = try await settings(account)
+                page.error =
+                    "A maximum heart rate is a whole number of beats per minute from \(AccountRules.maximumHeartRates.lowerBound) to \(AccountRules.maximumHeartRates.upperBound), or empty."
+                page.heart.maximum = text
+                return Self.render(page, status: .unprocessableContent)
+            }
+            try await services.repository.setMaximumHeartRate(account: account.id, bpm)
+            return Self.redirect(SitePath.settings.path + "?done=heart-rate")
+        }
         router.signedIn(.post, "/settings/account") { request, context, account in
             let form = try await Self.form(request, context)
             let username = form["username"].flatMap { $0 == account.username ? nil : $0 }
@@ -143,6 +157,7 @@ extension WebPages {
     static let notices = [
         "preferences": "Saved: every page now shows your units and time zone.",
         "account": "Saved your username and email.",
+        "heart-rate": "Saved: every run's heart-rate zones now come from your maximum.",
         "password": "Changed your password: your other sessions ended and your packs were unlinked.",
     ]
 
@@ -205,7 +220,7 @@ extension WebPages {
             for (run, counts) in page.runs {
                 let (format, bytes) = try await repository.runFile(uuid: run.uuid, account: account.id)
                 let name = "runs/\(iso(run.started).prefix(10))-\(run.uuid)"
-                let activity = try await activity(uuid: run.uuid, account: account.id)
+                let activity = try await services.read(format, bytes)
                 if format == "fit" {
                     try zip.add(name + ".fit", bytes)
                 } else {
@@ -222,11 +237,12 @@ extension WebPages {
             cursor = page.next
         } while cursor != nil
         let devices = try await repository.devices(account: account.id)
-        let accountJSON: [String: Any] = [
+        var accountJSON: [String: Any] = [
             "username": account.username, "email": account.email, "created_at": iso(account.created),
             "units": account.units, "time_zone": account.timeZone,
             "packs": devices.map { ["name": $0.name, "linked_at": iso($0.created)] }, "runs": runs,
         ]
+        if let bpm = account.maximumHeartRate { accountJSON["max_heart_rate_bpm"] = bpm }
         let groups = try await repository.groups(account: account.id).map { group -> [String: Any] in
             [
                 "name": group.name, "goal_m": Double(group.goalMM) / 1000, "total_m": Double(group.totalMM) / 1000,

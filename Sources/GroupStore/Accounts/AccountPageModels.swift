@@ -92,11 +92,18 @@ struct SettingsPage: PageModel {
     var notice: String?
     var error: String?
     var preferences: Preferences
+    var heart: HeartForm
     var account: AccountForm
     var password = SitePath.settingsPassword.path
     var packs: PacksPart
     var export = SitePath.export.path
     var delete: Delete
+
+    /// The maximum heart rate, empty when not said.
+    struct HeartForm: Sendable, Equatable {
+        var action = SitePath.heartRate.path
+        var maximum: String
+    }
 
     struct AccountForm: Sendable, Equatable {
         var action = SitePath.settingsAccount.path
@@ -112,6 +119,7 @@ struct SettingsPage: PageModel {
     init(account: Account, packs: PacksPart, runs: Int, groups: Int) {
         frame = Frame("Settings", viewer: account.username, current: .settings)
         preferences = Preferences(Reader(account), next: SitePath.settings.path)
+        heart = HeartForm(maximum: account.maximumHeartRate.map(String.init) ?? "")
         self.account = AccountForm(username: account.username, email: account.email)
         self.packs = packs
         delete = Delete(

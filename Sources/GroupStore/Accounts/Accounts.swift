@@ -12,6 +12,8 @@ public struct Account: Sendable, Equatable {
     public var units = "km"
     /// An IANA time zone name, for every time on every page.
     public var timeZone = "UTC"
+    /// Beats per minute, when the person has said (`/settings`): the top of their zones.
+    public var maximumHeartRate: Int? = nil
 }
 
 /// What a bearer token may do: a person's session does everything; a pack's device token only
@@ -24,6 +26,8 @@ public enum TokenScope: String, Sendable, Codable {
 /// The rules an account's fields follow, with messages that say how to meet them.
 enum AccountRules {
     static let minimumPasswordLength = 10
+    /// Maximum heart rates a person may give, beats per minute.
+    static let maximumHeartRates = 100...230
     /// bcrypt reads only the first 72 bytes of a password: longer ones would be silently cut.
     static let maximumPasswordBytes = 72
 

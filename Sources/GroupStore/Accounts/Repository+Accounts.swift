@@ -6,7 +6,8 @@ extension StoreRepository {
         try Account(
             id: row.int("id"), email: row.text("email"), username: row.text("username"),
             passwordHash: row.text("password_hash"), created: WallInstant(nanosecondsSinceEpoch: row.int("created_ns")),
-            units: row.text("units"), timeZone: row.text("time_zone"))
+            units: row.text("units"), timeZone: row.text("time_zone"),
+            maximumHeartRate: row.intOrNil("max_heart_rate").map { Int($0) })
     }
 
     /// Creates an account; a taken email or username is a 409 naming which.
@@ -39,6 +40,13 @@ extension StoreRepository {
             "SELECT 1 AS x FROM account WHERE username_key = ? AND id != ?", TextRules.key(username), id) != nil
         {
             throw StoreError(.conflict, "username_taken", "the username \(username) is taken: choose another")
+        }
+    }
+
+    /// Sets the person's maximum heart rate (nil: not said).
+    func setMaximumHeartRate(account: Int64, _ bpm: Int?) async throws {
+        try await write { db in
+            try await db.query("UPDATE account SET max_heart_rate = ? WHERE id = ?", bpm.map(Int64.init), account)
         }
     }
 

@@ -34,6 +34,7 @@ enum SitePath: Equatable {
     case welcome
     case settings
     case preferences
+    case heartRate
     case settingsAccount
     case settingsPassword
     case deleteAccount
@@ -74,6 +75,7 @@ enum SitePath: Equatable {
         case .welcome: "/welcome"
         case .settings: "/settings"
         case .preferences: "/settings/preferences"
+        case .heartRate: "/settings/heart-rate"
         case .settingsAccount: "/settings/account"
         case .settingsPassword: "/settings/password"
         case .deleteAccount: "/settings/delete"

@@ -24,8 +24,9 @@ struct RunChart: Sendable, Equatable {
     var pauses: [Band]
     var yTicks: [Tick]
     var xTicks: [Tick]
-    var axisY: String
     var axisRight: String
+    /// Said under the chart: where the heart-rate zones come from.
+    var note: String?
     /// The values at the bottom and the top of the plot, for a reader that wants the numbers back.
     var scale: Scale
 
@@ -79,10 +80,14 @@ struct RunChart: Sendable, Equatable {
         }
         if series.heartRate.contains(where: { $0 != nil }) {
             let highest = maximumHeartRate ?? facts.summary.highestPointHeartRate ?? 0
-            charts.append(
-                RunChart(
-                    id: "heart-rate", title: "Heart rate", series: series.heartRate, axis: axis,
-                    format: { PageFormat.whole($0.rounded(.down)) }, unit: "bpm", zones: highest))
+            var chart = RunChart(
+                id: "heart-rate", title: "Heart rate", series: series.heartRate, axis: axis,
+                format: { PageFormat.whole($0.rounded(.down)) }, unit: "bpm", zones: highest)
+            chart.note =
+                maximumHeartRate != nil
+                ? "Zones: shares of your maximum heart rate, \(highest) bpm."
+                : "Zones: shares of this run's highest heart rate, \(highest) bpm. Give your maximum in Settings."
+            charts.append(chart)
         }
         if series.altitude.contains(where: { $0 != nil }) {
             charts.append(
@@ -192,7 +197,7 @@ struct RunChart: Sendable, Equatable {
         xTicks = axis.ticks.map { Tick(x: RunMap.number($0.x), y: RunMap.number(Self.height - 6), label: $0.label) }
         scale = Scale(
             bottom: String(format: "%.6g", inverted ? high : low), top: String(format: "%.6g", inverted ? low : high))
-        axisY = "M\(Int(Self.left)),\(Int(plotTop))V\(Int(plotBottom))H\(Int(Self.width - Self.right))"
+        // The axes' path is the same on every chart: it is in the template (M44,8V128H472).
         axisRight = unit
         let shown = values.isEmpty ? "" : ", from \(format(values.min() ?? 0)) to \(format(values.max() ?? 0)) \(unit)"
         label = "\(title) over the run's time\(shown)"

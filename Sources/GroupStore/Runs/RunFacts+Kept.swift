@@ -4,9 +4,8 @@ import HandoffAPI
 import HandoffModel
 
 extension Services {
-    /// The run's file read again, on the upload workers; nil when it can no longer be read.
-    func activity(uuid: String, account: Int64) async throws -> Activity? {
-        let (format, bytes) = try await repository.runFile(uuid: uuid, account: account)
+    /// A stored file read, on the upload workers; nil when it can no longer be read.
+    func read(_ format: String, _ bytes: [UInt8]) async throws -> Activity? {
         guard let format = ActivityFormat(rawValue: format) else { return nil }
         do {
             return try await uploads.run { try? format.read(bytes) }

@@ -77,7 +77,7 @@ extension RunPage {
     /// The page of `run`, from the facts computed from its file (nil when the file cannot be read).
     init(
         run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], facts: RunFacts?, reader: Reader,
-        viewer: String, tiles: MapTiles? = nil
+        viewer: String, tiles: MapTiles? = nil, maximumHeartRate: Int? = nil
     ) {
         let units = reader.units
         let sport = Self.sportName(run.sport)
@@ -142,7 +142,7 @@ extension RunPage {
         }
         map = RunMap(facts, units: units, tiles: tiles)
         if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
-        charts = RunChart.charts(facts, units: units, maximumHeartRate: nil)
+        charts = RunChart.charts(facts, units: units, maximumHeartRate: maximumHeartRate)
         let rows = Self.splits(facts, units: units)
         splits = rows.isEmpty ? nil : Splits(unit: units.name, rows: rows, pace: "Pace /" + units.name)
         let lapRows = facts.laps.enumerated().map { number, lap in

@@ -47,7 +47,8 @@ extension WebPages {
                 return Self.render(
                     RunPage(
                         run: run, counts: counts, notCounted: notCounted, facts: facts, reader: Reader(account),
-                        viewer: account.username, tiles: tiles), imagesFrom: tiles?.origin)
+                        viewer: account.username, tiles: tiles, maximumHeartRate: account.maximumHeartRate),
+                    imagesFrom: tiles?.origin)
             }
         }
         router.signedIn(.get, "/runs/:uuid/download") { request, context, account in
@@ -84,10 +85,6 @@ extension WebPages {
         }
     }
 
-    func activity(uuid: String, account: Int64) async throws -> Activity? {
-        try await services.activity(uuid: uuid, account: account)
-    }
-
     /// The original file, or the run written as FIT, GPX or TCX; named by the run's uuid.
     func download(_ uuid: String, format name: String?, _ account: Account) async throws -> Response {
         let (stored, bytes) = try await services.repository.runFile(uuid: uuid, account: account.id)
@@ -100,7 +97,7 @@ extension WebPages {
                     status: .unprocessableContent, account: account,
                     link: Link(href: SitePath.run(uuid).path, label: "Back to the run"))
             }
-            guard let activity = try await activity(uuid: uuid, account: account.id) else {
+            guard let activity = try await services.read(stored, bytes) else {
                 return Self.message(
                     "Cannot convert this run", "The stored file cannot be read again: download the original.",
                     status: .unprocessableContent, account: account,

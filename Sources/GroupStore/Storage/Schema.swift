@@ -257,6 +257,11 @@ enum Schema {
                     facts BLOB NOT NULL
                 )
                 """),
+        // A runner's maximum heart rate (`/settings`): the top of the zones on every run's page.
+        // NULL until they say it; each run's own highest stands in.
+        Migration(
+            version: 11, name: "each person's maximum heart rate",
+            sql: "ALTER TABLE account ADD COLUMN max_heart_rate INT"),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.
