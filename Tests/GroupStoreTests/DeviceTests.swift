@@ -26,7 +26,11 @@ struct DeviceTests {
         "Code, pending, slow down, approve, token; the device token is scoped and revoked at once",
         arguments: Backend.available)
     func flow(_ backend: Backend) async throws {
-        try await StoreHarness(backend).run { client in
+        let harness = try StoreHarness(backend)
+        // The polls' spacing is the store's clock's, not the machine's: under load two requests
+        // may be seconds apart.
+        harness.clock.freeze()
+        try await harness.run { client in
             let ada = try await client.signUp("ada")
             let code = try await client.call(.post, "/v1/device/code", json: ["name": "ada's pack"])
             #expect(code.status == .ok)
@@ -43,6 +47,10 @@ struct DeviceTests {
             #expect(pending.status == .badRequest && pending.errorCode == "authorization_pending")
             let fast = try await client.call(.post, "/v1/device/token", json: ["device_code": deviceCode])
             #expect(fast.status == .badRequest && fast.errorCode == "slow_down")
+            // Slowed to 10 s: a poll 10 s later is on time again.
+            harness.clock.advance(seconds: 10)
+            let patient = try await client.call(.post, "/v1/device/token", json: ["device_code": deviceCode])
+            #expect(patient.status == .badRequest && patient.errorCode == "authorization_pending")
 
             let wrong = try await client.call(.post, "/v1/device/approve", token: ada, json: ["user_code": "BBBB-BBBB"])
             #expect(wrong.status == .notFound && wrong.errorCode == "unknown_code")
@@ -65,7 +73,7 @@ struct DeviceTests {
             let uploaded = UUID().uuidString.lowercased()
             let upload = try await client.upload(
                 device, uuid: uploaded,
-                file: RunFiles.fit(start: .init(secondsSinceEpoch: Date().timeIntervalSince1970)))
+                file: RunFiles.fit(start: harness.clock.now))
             #expect(upload.status == .created)
             // `handoff delete` deletes a synced run on the store with the pack's token (issue 29).
             #expect(try await client.call(.delete, "/v1/runs/\(uploaded)", token: device).status == .noContent)

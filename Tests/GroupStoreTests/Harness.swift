@@ -58,12 +58,20 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-/// The store's clock in tests: real time plus an offset the test moves (lease expiry).
+/// The store's clock in tests: real time plus an offset the test moves (lease expiry), or, once
+/// frozen, a fixed time that only `advance` moves (a test of intervals that a loaded machine must
+/// not stretch).
 final class TestClock: Sendable {
     private let offset = Mutex<Int64>(0)
+    private let frozen = Mutex<WallInstant?>(nil)
     func advance(seconds: Int64) { offset.withLock { $0 += seconds * 1_000_000_000 } }
+    func freeze() {
+        let real = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        frozen.withLock { $0 = real }
+    }
     var now: WallInstant {
-        WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970).advanced(byNanoseconds: offset.withLock { $0 })
+        (frozen.withLock { $0 } ?? WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970))
+            .advanced(byNanoseconds: offset.withLock { $0 })
     }
 }
 

@@ -141,9 +141,9 @@ extension WebPages {
                 try await services.accounts.delete(account, password: form["password"] ?? "", address: $0)
             }
         }
-        router.signedIn(.get, "/settings/export") { _, _, account in
+        router.signedIn(.get, "/settings/export") { _, context, account in
             do {
-                return try await export(account)
+                return try await export(account, logger: context.logger)
             } catch is ZipArchive.TooLarge {
                 return Self.message(
                     "Too much for one zip",
@@ -203,62 +203,6 @@ extension WebPages {
             return response
         }
         return Self.redirect(SitePath.settings.path + "?done=" + done)
-    }
-
-    /// Everything the person stored, as one zip: each run as FIT (the original when it was FIT)
-    /// and GPX, the account and the groups as JSON.
-    func export(_ account: Account) async throws -> Response {
-        let repository = services.repository
-        let civil = CivilTime(services.now())
-        var zip = ZipArchive(
-            year: civil.year, month: civil.month, day: civil.day, hour: civil.hour, minute: civil.minute,
-            second: civil.second)
-        var cursor: StoreRepository.RunCursor?
-        var runs: [[String: Any]] = []
-        repeat {
-            let page = try await repository.runs(account: account.id, limit: 200, before: nil, after: cursor)
-            for (run, counts) in page.runs {
-                let (format, bytes) = try await repository.runFile(uuid: run.uuid, account: account.id)
-                let name = "runs/\(iso(run.started).prefix(10))-\(run.uuid)"
-                let activity = try await services.read(format, bytes)
-                if format == "fit" {
-                    try zip.add(name + ".fit", bytes)
-                } else {
-                    try zip.add(name + "." + format, bytes)
-                    if let activity { try zip.add(name + ".fit", ActivityFormat.fit.write(activity)) }
-                }
-                if let activity, format != "gpx" { try zip.add(name + ".gpx", ActivityFormat.gpx.write(activity)) }
-                runs.append([
-                    "uuid": run.uuid, "started_at": iso(run.started), "distance_m": Double(run.distanceMM) / 1000,
-                    "sport": run.sport, "original_format": format,
-                    "counted_in": counts.map { ["group": $0.groupName, "distance_m": Double($0.distanceMM) / 1000] },
-                ])
-            }
-            cursor = page.next
-        } while cursor != nil
-        let devices = try await repository.devices(account: account.id)
-        var accountJSON: [String: Any] = [
-            "username": account.username, "email": account.email, "created_at": iso(account.created),
-            "units": account.units, "time_zone": account.timeZone,
-            "packs": devices.map { ["name": $0.name, "linked_at": iso($0.created)] }, "runs": runs,
-        ]
-        if let bpm = account.maximumHeartRate { accountJSON["max_heart_rate_bpm"] = bpm }
-        let groups = try await repository.groups(account: account.id).map { group -> [String: Any] in
-            [
-                "name": group.name, "goal_m": Double(group.goalMM) / 1000, "total_m": Double(group.totalMM) / 1000,
-                "owner": group.ownerID == account.id,
-            ]
-        }
-        try zip.add("account.json", try Self.json(accountJSON))
-        try zip.add("groups.json", try Self.json(["groups": groups]))
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "application/zip",
-                .contentDisposition: "attachment; filename=\"handoff-\(iso(services.now()).prefix(10)).zip\"",
-                .cacheControl: "no-store",
-                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            ], body: .init(byteBuffer: ByteBuffer(bytes: zip.finished())))
     }
 
     static func json(_ object: Any) throws -> [UInt8] {

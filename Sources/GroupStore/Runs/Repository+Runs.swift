@@ -283,6 +283,16 @@ extension StoreRepository {
         }
     }
 
+    /// How many runs the account has, and their files' bytes.
+    func storedSize(account: Int64) async throws -> (runs: Int, bytes: Int) {
+        try await read { db in
+            let row = try await db.one(
+                "SELECT count(*) AS n, CAST(coalesce(sum(size), 0) AS BIGINT) AS bytes FROM run WHERE account_id = ?",
+                account)
+            return (Int(try row?.int("n") ?? 0), Int(try row?.int("bytes") ?? 0))
+        }
+    }
+
     /// The uuid of the account's run stored with exactly these bytes (their SHA-256), if any.
     func runUUID(account: Int64, sha256: String) async throws -> String? {
         try await read { db in
