@@ -101,6 +101,7 @@ public enum StoreApplication {
         GroupRoutes(services: services).register(router)
         BatonRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
+        FriendRoutes(services: services).register(router)
         WebPages(services: services).register(router)
     }
 }

@@ -262,6 +262,33 @@ enum Schema {
         Migration(
             version: 11, name: "each person's maximum heart rate",
             sql: "ALTER TABLE account ADD COLUMN max_heart_rate INT"),
+        // Friends and blocks, and who sees each run (Friends/Visibility.swift). An ask is one row,
+        // asker to asked ('asked'); friends are two rows, one each way ('friends'), so "is the
+        // viewer a friend of the run's owner" is one primary-key lookup. Runs stored before are
+        // seen by friends and group-mates, the default.
+        Migration(
+            version: 12, name: "friends, blocks, and who sees each run and its map",
+            sql: """
+                CREATE TABLE friend (
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    friend_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    status TEXT NOT NULL CHECK (status IN ('asked', 'friends')),
+                    created_ns INT NOT NULL,
+                    PRIMARY KEY (account_id, friend_id)
+                );
+                CREATE INDEX friend_friend ON friend (friend_id, account_id);
+                CREATE TABLE block (
+                    blocker_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    blocked_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    created_ns INT NOT NULL,
+                    PRIMARY KEY (blocker_id, blocked_id)
+                );
+                CREATE INDEX block_blocked ON block (blocked_id, blocker_id);
+                ALTER TABLE run ADD COLUMN visibility TEXT NOT NULL DEFAULT 'groups';
+                ALTER TABLE run ADD COLUMN map_visibility TEXT NOT NULL DEFAULT 'groups';
+                ALTER TABLE account ADD COLUMN run_visibility TEXT NOT NULL DEFAULT 'groups';
+                ALTER TABLE account ADD COLUMN map_visibility TEXT NOT NULL DEFAULT 'groups'
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.
