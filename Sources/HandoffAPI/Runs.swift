@@ -108,10 +108,14 @@ public struct RunView: Codable, Sendable, Hashable {
     public var countedIn: [Counted]?
     /// In the replies about one run (PUT and GET /v1/runs/{uuid}); absent from the list.
     public var notCounted: [NotCounted]?
+    /// Who sees the run: `private`, `friends`, `groups` or `public`; nil from stores that predate it.
+    public var visibility: String?
+    /// Who sees its map, never more people than see the run.
+    public var mapVisibility: String?
 
     public init(
         uuid: String, measures: Measures, file: File, uploadedAt: String, summary: JSONValue, countedIn: [Counted]?,
-        notCounted: [NotCounted]? = nil
+        notCounted: [NotCounted]? = nil, visibility: String? = nil, mapVisibility: String? = nil
     ) {
         self.uuid = uuid
         self.measures = measures
@@ -120,6 +124,8 @@ public struct RunView: Codable, Sendable, Hashable {
         self.summary = summary
         self.countedIn = countedIn
         self.notCounted = notCounted
+        self.visibility = visibility
+        self.mapVisibility = mapVisibility
     }
 
     public var startedAt: String { measures.startedAt }
@@ -136,6 +142,8 @@ public struct RunView: Codable, Sendable, Hashable {
         case uploadedAt = "uploaded_at"
         case countedIn = "counted_in"
         case notCounted = "not_counted"
+        case visibility
+        case mapVisibility = "map_visibility"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -147,6 +155,8 @@ public struct RunView: Codable, Sendable, Hashable {
         summary = try c.decode(JSONValue.self, forKey: .summary)
         countedIn = try c.decodeIfPresent([Counted].self, forKey: .countedIn)
         notCounted = try c.decodeIfPresent([NotCounted].self, forKey: .notCounted)
+        visibility = try c.decodeIfPresent(String.self, forKey: .visibility)
+        mapVisibility = try c.decodeIfPresent(String.self, forKey: .mapVisibility)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -158,6 +168,24 @@ public struct RunView: Codable, Sendable, Hashable {
         try c.encode(summary, forKey: .summary)
         try c.encodeIfPresent(countedIn, forKey: .countedIn)
         try c.encodeIfPresent(notCounted, forKey: .notCounted)
+        try c.encodeIfPresent(visibility, forKey: .visibility)
+        try c.encodeIfPresent(mapVisibility, forKey: .mapVisibility)
+    }
+}
+
+/// `PATCH /v1/runs/{uuid}`: who sees the run and its map; either may be left out.
+public struct RunChange: Codable, Sendable, Hashable {
+    public var visibility: String?
+    public var mapVisibility: String?
+
+    public init(visibility: String? = nil, mapVisibility: String? = nil) {
+        self.visibility = visibility
+        self.mapVisibility = mapVisibility
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case visibility
+        case mapVisibility = "map_visibility"
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HandoffAPI
+import HandoffModel
 import Testing
 
 @testable import GroupStore
@@ -100,6 +101,87 @@ struct FriendTests {
                     try await client.call(.post, path, token: device, json: ["username": "bob"]).errorCode
                         == "wrong_scope", "\(path)")
             }
+        }
+    }
+}
+
+/// Who sees each run: the account's default for new runs, and each run's own choice.
+@Suite("Who sees each run: the default, a run's own choice, its map never above it")
+struct RunAudienceTests {
+    @Test(
+        "A new run takes the person's default; PATCH and the run page's form change it; a map above its run is refused",
+        arguments: Backend.available)
+    func audience(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let bobToken = try await client.signUp("bob")
+            let start = harness.clock.now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond)
+            let first = UUID().uuidString.lowercased()
+            let stored = try await client.upload(ada, uuid: first, file: RunFiles.fit(start: start))
+            #expect(
+                stored.json["visibility"] as? String == "groups" && stored.json["map_visibility"] as? String == "groups"
+            )
+
+            // PATCH: the map is never above the run; lowering the run takes the map down with it.
+            let path = "/v1/runs/\(first)"
+            let publicRun = try await client.call(.patch, path, token: ada, json: ["visibility": "public"])
+            #expect(publicRun.status == .ok && publicRun.json["visibility"] as? String == "public")
+            #expect(publicRun.json["map_visibility"] as? String == "groups", "the map keeps its own level")
+            let above = try await client.call(
+                .patch, path, token: ada, json: ["visibility": "friends", "map_visibility": "public"])
+            #expect(above.status == .unprocessableContent && above.errorCode == "invalid_visibility")
+            let lowered = try await client.call(.patch, path, token: ada, json: ["visibility": "private"])
+            #expect(
+                lowered.json["visibility"] as? String == "private"
+                    && lowered.json["map_visibility"] as? String == "private")
+            #expect(
+                try await client.call(.patch, path, token: ada, json: ["visibility": "everyone"]).errorCode
+                    == "invalid_visibility")
+            let theirs = try await client.call(.patch, path, token: bobToken, json: ["visibility": "public"])
+            #expect(theirs.status == .notFound && theirs.errorCode == "run_not_found", "another's run: 404, not 403")
+            #expect(try await client.call(.get, path, token: ada).json["visibility"] as? String == "private")
+
+            // The settings' default applies to new runs only.
+            let cookie = try await client.webSignIn("ada").cookie
+            let refused = try await AccountPageTests.post(
+                client, "/settings/visibility", ["visibility": "friends", "map_visibility": "public"], cookie: cookie)
+            #expect(refused.status == .unprocessableContent && refused.text.contains("no more people than the run"))
+            let saved = try await AccountPageTests.post(
+                client, "/settings/visibility", ["visibility": "public", "map_visibility": "friends"], cookie: cookie)
+            #expect(saved.status == .seeOther && saved.headers[.location] == "/settings?done=visibility")
+            let settings = try await client.call(.get, "/settings", headers: [.cookie: cookie]).text
+            #expect(
+                settings.contains("<option value=\"public\" selected>")
+                    && settings.contains("<option value=\"friends\" selected>"))
+            let second = UUID().uuidString.lowercased()
+            let next = try await client.upload(
+                ada, uuid: second,
+                file: RunFiles.fit(start: start.advanced(byNanoseconds: 1_800 * nanosecondsPerSecond)))
+            #expect(
+                next.json["visibility"] as? String == "public" && next.json["map_visibility"] as? String == "friends")
+            #expect(try await client.call(.get, path, token: ada).json["visibility"] as? String == "private", "kept")
+
+            // The run page's own form.
+            let page = try await client.call(.get, "/runs/\(second)", headers: [.cookie: cookie]).text
+            #expect(page.contains("action=\"/runs/\(second)/visibility\""))
+            let chosen = try await AccountPageTests.post(
+                client, "/runs/\(second)/visibility", ["visibility": "friends", "map_visibility": "private"],
+                cookie: cookie)
+            #expect(chosen.status == .seeOther && chosen.headers[.location] == "/runs/\(second)")
+            let after = try await client.call(.get, "/v1/runs/\(second)", token: ada)
+            #expect(
+                after.json["visibility"] as? String == "friends" && after.json["map_visibility"] as? String == "private"
+            )
+            let wrong = try await AccountPageTests.post(
+                client, "/runs/\(second)/visibility", ["visibility": "private", "map_visibility": "public"],
+                cookie: cookie)
+            #expect(wrong.status == .unprocessableContent)
+            let bobCookie = try await client.webSignIn("bob").cookie
+            let notTheirs = try await AccountPageTests.post(
+                client, "/runs/\(second)/visibility", ["visibility": "public", "map_visibility": "public"],
+                cookie: bobCookie)
+            #expect(notTheirs.status == .notFound)
         }
     }
 }

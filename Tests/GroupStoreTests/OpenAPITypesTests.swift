@@ -35,7 +35,7 @@ struct OpenAPITypesTests {
         countedIn: [.init(groupID: 1, group: "Relay club", distanceM: 5_000, relayLeg: 1)],
         notCounted: [
             .init(groupID: 2, group: "Club 10k", reasonCode: "after_deadline", reason: "it started after the deadline")
-        ])
+        ], visibility: "groups", mapVisibility: "friends")
 
     /// Every JSON schema of the document, by name, with an example of its type.
     static let examples: [String: any Encodable & Sendable] = [
@@ -78,6 +78,10 @@ struct OpenAPITypesTests {
             name: "Relay club", goalM: 100_000, deadline: .some(nil), leaseHours: 6, newInviteCode: true,
             autoPass: true),
         "GroupJoin": GroupJoin(inviteCode: "abcdefghjk"),
+        "FriendAsk": FriendAsk(username: "bob"),
+        "Friend": FriendView(username: "bob", status: "friends"),
+        "FriendList": FriendList(friends: [FriendView(username: "bob", status: "asking")]),
+        "RunChange": RunChange(visibility: "friends", mapVisibility: "private"),
         "Member": member,
         "MemberList": MemberList(members: [member], nextCursor: "r1.0.1"),
         "MemberPage": MemberPage(members: [member], nextCursor: "m1.5000000.1.1", memberCount: 2),

@@ -263,6 +263,8 @@ extension PageMakers {
                 ("summary", .text("{}")),
                 ("uploaded_ns", .integer(runStart.nanosecondsSinceEpoch)),
                 ("heart_rate_avg", .integer(139)),
+                ("visibility", .text("groups")),
+                ("map_visibility", .text("friends")),
             ]
             return try StoredRun(
                 SQLRow(
@@ -355,7 +357,9 @@ extension PageMakers {
                 })
         }
         page.breaks = page.breaks.map(t)
-        page.actions = .init(downloads: page.actions.downloads.map(link), delete: t(page.actions.delete))
+        page.actions = .init(
+            downloads: page.actions.downloads.map(link), delete: t(page.actions.delete),
+            audience: audience(page.actions.audience))
         page.groups = .init(
             counted: page.groups.counted.map {
                 .init(group: link($0.group), distance: t($0.distance), baton: $0.baton)
@@ -471,8 +475,19 @@ extension PageMakers {
             action: t(page.account.action), username: t(page.account.username), email: t(page.account.email))
         (page.password, page.export) = (t(page.password), t(page.export))
         page.heart = .init(action: t(page.heart.action), maximum: t(page.heart.maximum))
+        page.audience = audience(page.audience)
         page.delete = .init(action: t(page.delete.action), consequence: t(page.delete.consequence))
         return page
+    }
+
+    func audience(_ form: AudienceForm) -> AudienceForm {
+        var form = form
+        (form.action, form.runLabel) = (t(form.action), t(form.runLabel))
+        let choice = { (c: Preferences.Choice) in
+            Preferences.Choice(value: t(c.value), label: t(c.label), selected: c.selected)
+        }
+        (form.run, form.map) = (form.run.map(choice), form.map.map(choice))
+        return form
     }
 
     func groupForm(_ form: GroupForm) -> GroupForm {

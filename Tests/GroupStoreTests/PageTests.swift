@@ -160,7 +160,7 @@ struct PageTests {
             for (method, path, allowed) in [
                 (HTTPRequest.Method.put, "/v1/health", ["GET"]),
                 (.get, "/v1/groups/1/baton/take", ["POST"]),
-                (.post, "/v1/runs/\(UUID().uuidString)", ["PUT", "GET", "DELETE"]),
+                (.post, "/v1/runs/\(UUID().uuidString)", ["PUT", "GET", "PATCH", "DELETE"]),
                 (.delete, "/login", ["GET", "POST"]),
                 (.put, "/v1/groups/join", ["POST"]),
             ] {

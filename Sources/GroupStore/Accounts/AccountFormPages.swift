@@ -98,6 +98,18 @@ extension WebPages {
             let next = Self.safeNext(form["next"])
             return Self.redirect(next == SitePath.settings.path ? SitePath.settings.path + "?done=preferences" : next)
         }
+        router.signedIn(.post, "/settings/visibility") { request, context, account in
+            let form = try await Self.form(request, context)
+            switch AudienceForm.read(form) {
+            case .success(let audience):
+                try await services.repository.setDefaultAudience(account: account.id, audience)
+                return Self.redirect(SitePath.settings.path + "?done=visibility")
+            case .failure(let error):
+                var page = try await settings(account)
+                page.error = error.message
+                return Self.render(page, status: error.status)
+            }
+        }
         router.signedIn(.post, "/settings/heart-rate") { request, context, account in
             let form = try await Self.form(request, context)
             let text = (form["maximum"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -158,6 +170,7 @@ extension WebPages {
         "preferences": "Saved: every page now shows your units and time zone.",
         "account": "Saved your username and email.",
         "heart-rate": "Saved: every run's heart-rate zones now come from your maximum.",
+        "visibility": "Saved: your new runs are seen as you chose. Each run you stored before keeps its own choice.",
         "password": "Changed your password: your other sessions ended and your packs were unlinked.",
     ]
 

@@ -93,6 +93,7 @@ struct SettingsPage: PageModel {
     var error: String?
     var preferences: Preferences
     var heart: HeartForm
+    var audience: AudienceForm
     var account: AccountForm
     var password = SitePath.settingsPassword.path
     var packs: PacksPart
@@ -120,6 +121,8 @@ struct SettingsPage: PageModel {
         frame = Frame("Settings", viewer: account.username, current: .settings)
         preferences = Preferences(Reader(account), next: SitePath.settings.path)
         heart = HeartForm(maximum: account.maximumHeartRate.map(String.init) ?? "")
+        audience = AudienceForm(
+            action: SitePath.defaultAudience.path, runLabel: "Who sees your new runs", account.audience)
         self.account = AccountForm(username: account.username, email: account.email)
         self.packs = packs
         delete = Delete(

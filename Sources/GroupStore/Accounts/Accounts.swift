@@ -14,6 +14,8 @@ public struct Account: Sendable, Equatable {
     public var timeZone = "UTC"
     /// Beats per minute, when the person has said (`/settings`): the top of their zones.
     public var maximumHeartRate: Int? = nil
+    /// Who sees each new run of the person's, and its map, until they choose otherwise on it.
+    public var audience = StoredRun.Audience(run: .standard, map: .standard)
 }
 
 /// What a bearer token may do: a person's session does everything; a pack's device token only

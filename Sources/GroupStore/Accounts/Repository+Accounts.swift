@@ -7,7 +7,14 @@ extension StoreRepository {
             id: row.int("id"), email: row.text("email"), username: row.text("username"),
             passwordHash: row.text("password_hash"), created: WallInstant(nanosecondsSinceEpoch: row.int("created_ns")),
             units: row.text("units"), timeZone: row.text("time_zone"),
-            maximumHeartRate: row.intOrNil("max_heart_rate").map { Int($0) })
+            maximumHeartRate: row.intOrNil("max_heart_rate").map { Int($0) },
+            audience: Self.audience(row.text("run_visibility"), row.text("map_visibility")))
+    }
+
+    /// Levels as stored; one this store does not know (a newer store's) is taken as private.
+    static func audience(_ run: String, _ map: String) -> StoredRun.Audience {
+        let run = RunVisibility(rawValue: run) ?? .private
+        return StoredRun.Audience(run: run, map: min(run, RunVisibility(rawValue: map) ?? .private))
     }
 
     /// Creates an account; a taken email or username is a 409 naming which.
@@ -40,6 +47,15 @@ extension StoreRepository {
             "SELECT 1 AS x FROM account WHERE username_key = ? AND id != ?", TextRules.key(username), id) != nil
         {
             throw StoreError(.conflict, "username_taken", "the username \(username) is taken: choose another")
+        }
+    }
+
+    /// Sets who sees the person's new runs and their maps (runs stored before keep theirs).
+    func setDefaultAudience(account: Int64, _ audience: StoredRun.Audience) async throws {
+        try await write { db in
+            try await db.query(
+                "UPDATE account SET run_visibility = ?, map_visibility = ? WHERE id = ?", audience.run.rawValue,
+                audience.map.rawValue, account)
         }
     }
 

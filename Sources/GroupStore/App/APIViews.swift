@@ -98,7 +98,7 @@ extension RunView: ResponseGenerator, ResponseEncodable {
                 NotCounted(
                     groupID: $0.groupID, group: $0.groupName, reasonCode: $0.reason.rawValue,
                     reason: $0.reason.sentence)
-            })
+            }, visibility: run.audience.run.rawValue, mapVisibility: run.audience.map.rawValue)
     }
 }
 

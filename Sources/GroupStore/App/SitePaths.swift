@@ -35,6 +35,8 @@ enum SitePath: Equatable {
     case settings
     case preferences
     case heartRate
+    case defaultAudience
+    case runAudience(String)
     case settingsAccount
     case settingsPassword
     case deleteAccount
@@ -76,6 +78,8 @@ enum SitePath: Equatable {
         case .settings: "/settings"
         case .preferences: "/settings/preferences"
         case .heartRate: "/settings/heart-rate"
+        case .defaultAudience: "/settings/visibility"
+        case .runAudience(let uuid): "/runs/\(Self.percentEncode(uuid))/visibility"
         case .settingsAccount: "/settings/account"
         case .settingsPassword: "/settings/password"
         case .deleteAccount: "/settings/delete"

@@ -12,7 +12,7 @@
 ///
 /// Blocking either way hides everything of the owner's from the other, whatever the level. The
 /// owner always sees their own runs.
-enum RunVisibility: String, CaseIterable, Sendable, Comparable {
+public enum RunVisibility: String, CaseIterable, Sendable, Comparable {
     case `private`
     case friends
     case groups
@@ -22,8 +22,31 @@ enum RunVisibility: String, CaseIterable, Sendable, Comparable {
     /// group-mates see the run and its map; nobody else sees anything.
     static let standard = RunVisibility.groups
 
-    static func < (a: RunVisibility, b: RunVisibility) -> Bool {
+    public static func < (a: RunVisibility, b: RunVisibility) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// A level from its name, or the 422 that lists them.
+    static func named(_ text: String, field: String = "visibility") throws(StoreError) -> RunVisibility {
+        guard let level = RunVisibility(rawValue: text) else {
+            throw StoreError(
+                .unprocessableContent, "invalid_visibility", "\(field) is private, friends, groups or public")
+        }
+        return level
+    }
+
+    /// The levels a run and its map take after a change: a map asked to be seen by more people than
+    /// its run is refused; a run lowered below its map takes the map down with it.
+    static func audience(
+        run: RunVisibility?, map: RunVisibility?, current: StoredRun.Audience
+    ) throws(StoreError) -> StoredRun.Audience {
+        let newRun = run ?? current.run
+        if let map, map > newRun {
+            throw StoreError(
+                .unprocessableContent, "invalid_visibility",
+                "the map is seen by no more people than the run: choose a map level at most \(newRun.rawValue)")
+        }
+        return StoredRun.Audience(run: newRun, map: min(newRun, map ?? current.map))
     }
 
     /// Where the viewer stands toward a run and its owner.

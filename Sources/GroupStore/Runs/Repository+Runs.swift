@@ -1,7 +1,7 @@
 import HandoffModel
 
 private let runColumns =
-    "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns, heart_rate_avg"
+    "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns, heart_rate_avg, visibility, map_visibility"
 
 extension StoreRepository {
     /// Stores a run and adds it to every total it counts toward, in one transaction. The same
@@ -19,12 +19,12 @@ extension StoreRepository {
             let inserted = try await db.one(
                 """
                 INSERT INTO run (uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256,
-                    size, summary, uploaded_ns, heart_rate_avg)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    size, summary, uploaded_ns, heart_rate_avg, visibility, map_visibility)
+                SELECT ?, id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, run_visibility, map_visibility FROM account WHERE id = ?
                 ON CONFLICT (uuid) DO NOTHING RETURNING \(runColumns)
-                """, run.uuid, account, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
+                """, run.uuid, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
                 run.sport, run.format, run.sha256, run.file.count, run.summary, now.nanosecondsSinceEpoch,
-                run.averageHeartRate)
+                run.averageHeartRate, account)
             guard let inserted else {
                 // A concurrent upload of the same uuid committed first (PostgreSQL waits for it).
                 guard let existing = try await Self.sameRun(db, run, account: account) else {
@@ -279,6 +279,27 @@ extension StoreRepository {
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             let run = try StoredRun(row)
+            return (run, try await Self.counts(db, run.id), try await Self.notCounted(db, run))
+        }
+    }
+
+    /// Sets who sees the account's run and its map (nil: as it is).
+    func setAudience(
+        uuid: String, account: Int64, run: RunVisibility?, map: RunVisibility?
+    ) async throws -> (StoredRun, [RunCount], [RunNotCounted]) {
+        try await write { db in
+            guard
+                let row = try await db.one(
+                    "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+            else { throw StoreError.notFound("run", uuid) }
+            let stored = try StoredRun(row)
+            let audience = try RunVisibility.audience(run: run, map: map, current: stored.audience)
+            guard
+                let updated = try await db.one(
+                    "UPDATE run SET visibility = ?, map_visibility = ? WHERE id = ? RETURNING \(runColumns)",
+                    audience.run.rawValue, audience.map.rawValue, stored.id)
+            else { throw StoreError.notFound("run", uuid) }
+            let run = try StoredRun(updated)
             return (run, try await Self.counts(db, run.id), try await Self.notCounted(db, run))
         }
     }

@@ -58,6 +58,8 @@ struct RunPage: PageModel {
     struct Actions: Sendable, Equatable {
         var downloads: [Link]
         var delete: String
+        /// Who sees the run and its map.
+        var audience: AudienceForm
     }
 
     /// Where the run counted, and where not and why.
@@ -104,7 +106,9 @@ extension RunPage {
                 + ["fit", "gpx", "tcx"].map {
                     Link(href: SitePath.runDownload(uuid, format: $0).path, label: $0.uppercased())
                 },
-            delete: SitePath.runDelete(uuid).path)
+            delete: SitePath.runDelete(uuid).path,
+            audience: AudienceForm(
+                action: SitePath.runAudience(uuid).path, runLabel: "Who sees this run", run.audience))
         let counted = counts.map { count in
             Counted(
                 group: Link(href: SitePath.group(count.groupID).path, label: count.groupName),

@@ -56,6 +56,21 @@ extension WebPages {
                 try await download(uuid, format: request.uri.queryParameters["format"].map(String.init), account)
             }
         }
+        router.signedIn(.post, "/runs/:uuid/visibility") { request, context, account in
+            let form = try await Self.form(request, context)
+            return try await Self.ownRun(context, account) { uuid in
+                switch AudienceForm.read(form) {
+                case .success(let audience):
+                    _ = try await repository.setAudience(
+                        uuid: uuid, account: account.id, run: audience.run, map: audience.map)
+                    return Self.redirect(.run(uuid))
+                case .failure(let error):
+                    return Self.message(
+                        "Not saved", error.message, status: error.status, account: account,
+                        link: Link(href: SitePath.run(uuid).path, label: "Back to the run"))
+                }
+            }
+        }
         router.signedIn(.get, "/runs/:uuid/delete") { _, context, account in
             try await Self.ownRun(context, account) { uuid in
                 let (run, counts, _) = try await repository.run(uuid: uuid, account: account.id)

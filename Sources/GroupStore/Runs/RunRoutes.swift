@@ -242,6 +242,17 @@ struct RunRoutes {
                 headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(uuid).\(format)\""],
                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
+        router.patch("/v1/runs/:uuid") { request, context in
+            let account = try await services.caller(request).account
+            let body = try await request.json(RunChange.self, context)
+            let run = try body.visibility.map { text throws(StoreError) in try RunVisibility.named(text) }
+            let map = try body.mapVisibility.map { text throws(StoreError) in
+                try RunVisibility.named(text, field: "map_visibility")
+            }
+            let (stored, counts, notCounted) = try await repository.setAudience(
+                uuid: try Self.uuid(context), account: account.id, run: run, map: map)
+            return RunView(stored, counts, notCounted: notCounted)
+        }
         router.delete("/v1/runs/:uuid") { request, context in
             // A pack may delete its account's runs: `handoff delete` tells the store first.
             let account = try await services.caller(request, device: true).account

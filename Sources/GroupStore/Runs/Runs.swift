@@ -12,17 +12,31 @@ public struct StoredRun: Sendable {
     public let sport: String
     /// The uploaded file's format, SHA-256 and size.
     public let file: StoredFile
-    public let summary: String
-    public let uploaded: WallInstant
+    /// The pack's summary as sent (JSON), and when the store received the run.
+    public let upload: (summary: String, at: WallInstant)
     /// Beats per minute over the run, when its file has heart rates (and it was stored after
     /// schema version 8).
     public let averageHeartRate: Int64?
+    /// Who sees the run, and who its map (Friends/Visibility.swift).
+    public let audience: Audience
 
+    public var summary: String { upload.summary }
+    public var uploaded: WallInstant { upload.at }
     public var format: String { file.format }
     public var sha256: String { file.sha256 }
     public var size: Int64 { file.size }
 
     /// What the store keeps to know an upload again (the bytes themselves are read apart).
+    public struct Audience: Sendable, Equatable {
+        public let run: RunVisibility
+        public let map: RunVisibility
+
+        public init(run: RunVisibility, map: RunVisibility) {
+            self.run = run
+            self.map = map
+        }
+    }
+
     public struct StoredFile: Sendable {
         public let format: String
         public let sha256: String
@@ -39,9 +53,10 @@ public struct StoredRun: Sendable {
         distanceMM = try row.int("distance_mm")
         sport = try row.text("sport")
         file = try StoredFile(format: row.text("format"), sha256: row.text("sha256"), size: row.int("size"))
-        summary = try row.text("summary")
-        uploaded = WallInstant(nanosecondsSinceEpoch: try row.int("uploaded_ns"))
+        upload = (try row.text("summary"), WallInstant(nanosecondsSinceEpoch: try row.int("uploaded_ns")))
         averageHeartRate = try row.intOrNil("heart_rate_avg")
+        // A level this store does not know (written by a newer one) shows the run to nobody else.
+        audience = StoreRepository.audience(try row.text("visibility"), try row.text("map_visibility"))
     }
 }
 
