@@ -23,3 +23,61 @@ public struct FriendList: Codable, Sendable, Hashable {
 
     public init(friends: [FriendView]) { self.friends = friends }
 }
+
+/// One run in `GET /v1/feed`: whose, when, and what, as far as the caller may see it.
+public struct FeedItem: Codable, Sendable, Hashable {
+    public var uuid: String
+    public var runner: String
+    public var startedAt: String
+    public var sport: String
+    public var distanceM: Double
+    public var elapsedS: Double
+    public var timerS: Double
+    /// Whether the caller may see the run's map.
+    public var map: Bool
+
+    public init(
+        uuid: String, runner: String, startedAt: String, sport: String, distanceM: Double, elapsedS: Double,
+        timerS: Double, map: Bool
+    ) {
+        self.uuid = uuid
+        self.runner = runner
+        self.startedAt = startedAt
+        self.sport = sport
+        self.distanceM = distanceM
+        self.elapsedS = elapsedS
+        self.timerS = timerS
+        self.map = map
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case uuid, runner, sport, map
+        case startedAt = "started_at"
+        case distanceM = "distance_m"
+        case elapsedS = "elapsed_s"
+        case timerS = "timer_s"
+    }
+}
+
+/// `GET /v1/feed`: a page of runs, newest first.
+public struct Feed: Codable, Sendable, Hashable {
+    public var runs: [FeedItem]
+    /// The next page's `cursor`, or null on the last page.
+    public var nextCursor: String?
+
+    public init(runs: [FeedItem], nextCursor: String?) {
+        self.runs = runs
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case runs
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(runs, forKey: .runs)
+        try c.encode(nextCursor, forKey: .nextCursor)
+    }
+}

@@ -185,3 +185,71 @@ struct RunAudienceTests {
         }
     }
 }
+
+/// The feed: one's own runs and the circle's, each only where its runner lets the viewer see it.
+@Suite("The feed: own, friends' and group-mates' runs, as each runner lets them be seen")
+struct FeedTests {
+    @Test(
+        "Each viewer's feed holds exactly the runs the rule lets them see from their circle, page by page; a block takes them out",
+        arguments: Backend.available)
+    func feed(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            var tokens: [String: String] = [:]
+            for name in ["ada", "bob", "cleo", "dan"] { tokens[name] = try await client.signUp(name) }
+            let (ada, bob, cleo, dan) = (tokens["ada"]!, tokens["bob"]!, tokens["cleo"]!, tokens["dan"]!)
+            _ = try await client.call(.post, "/v1/friends", token: ada, json: ["username": "bob"])
+            _ = try await client.call(.post, "/v1/friends/ada/accept", token: bob)
+            let (_, invite) = try await client.createGroup(ada)
+            try await client.join(cleo, invite)
+            harness.clock.advance(seconds: 7_200)
+            // Each run: its runner, its level, its map's level; started a minute apart, in order.
+            let plan: [(String, String, String, String)] = [
+                ("a1", "ada", "private", "private"), ("b1", "bob", "friends", "friends"),
+                ("b2", "bob", "private", "private"), ("b3", "bob", "public", "private"),
+                ("c1", "cleo", "groups", "groups"), ("c2", "cleo", "friends", "friends"),
+                ("d1", "dan", "public", "public"),
+            ]
+            var uuids: [String: String] = [:]
+            for (index, (name, runner, level, map)) in plan.enumerated() {
+                let uuid = UUID().uuidString.lowercased()
+                let start = harness.clock.now.advanced(byNanoseconds: Int64(index * 60 - 3_600) * nanosecondsPerSecond)
+                let token = tokens[runner]!
+                #expect(
+                    try await client.upload(token, uuid: uuid, file: RunFiles.fit(start: start, seconds: 30)).status
+                        == .created)
+                let changed = try await client.call(
+                    .patch, "/v1/runs/\(uuid)", token: token, json: ["visibility": level, "map_visibility": map])
+                #expect(changed.status == .ok)
+                uuids[name] = uuid
+            }
+            let names = Dictionary(uniqueKeysWithValues: uuids.map { ($1, $0) })
+            func feed(_ token: String, _ query: String = "") async throws -> [String] {
+                var seen: [String] = []
+                var cursor: String?
+                repeat {
+                    let path = "/v1/feed?limit=2" + query + (cursor.map { "&cursor=" + $0 } ?? "")
+                    let page = try await client.call(.get, path, token: token).decode(Feed.self)
+                    seen += page.runs.map { (names[$0.uuid] ?? "?") + ($0.map ? "+map" : "") }
+                    cursor = page.nextCursor
+                } while cursor != nil
+                return seen
+            }
+            // Newest first. ada: her own, bob's for friends and the public one (its map private),
+            // cleo's counted in their group; not cleo's for friends, not dan's.
+            #expect(try await feed(ada) == ["c1+map", "b3", "b1+map", "a1+map"])
+            #expect(try await feed(ada, "&scope=mine") == ["a1+map"])
+            #expect(try await feed(bob) == ["b3+map", "b2+map", "b1+map"], "ada's run is private")
+            #expect(try await feed(cleo) == ["c2+map", "c1+map"], "ada's run is private; bob is no friend of cleo")
+            #expect(try await feed(dan) == ["d1+map"], "a stranger's public runs are not in anyone's feed")
+            // bob blocks ada: nothing of his in hers, nothing of hers in his.
+            _ = try await client.call(.post, "/v1/blocks", token: bob, json: ["username": "ada"])
+            #expect(try await feed(ada) == ["c1+map", "a1+map"])
+
+            #expect(try await client.call(.get, "/v1/feed?scope=all", token: ada).errorCode == "invalid_scope")
+            #expect(try await client.call(.get, "/v1/feed?limit=0", token: ada).errorCode == "invalid_limit")
+            #expect(try await client.call(.get, "/v1/feed?cursor=x", token: ada).errorCode == "invalid_cursor")
+            #expect(try await client.call(.get, "/v1/feed").status == .unauthorized)
+        }
+    }
+}

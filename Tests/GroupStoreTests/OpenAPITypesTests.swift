@@ -37,6 +37,10 @@ struct OpenAPITypesTests {
             .init(groupID: 2, group: "Club 10k", reasonCode: "after_deadline", reason: "it started after the deadline")
         ], visibility: "groups", mapVisibility: "friends")
 
+    static let feedItem = FeedItem(
+        uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", runner: "bob", startedAt: "2026-11-01T00:00:00Z",
+        sport: "running", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true)
+
     /// Every JSON schema of the document, by name, with an example of its type.
     static let examples: [String: any Encodable & Sendable] = [
         "Error": ErrorEnvelope(code: "invalid_name", message: "a group's name is 1 to 80 characters"),
@@ -79,6 +83,8 @@ struct OpenAPITypesTests {
             autoPass: true),
         "GroupJoin": GroupJoin(inviteCode: "abcdefghjk"),
         "FriendAsk": FriendAsk(username: "bob"),
+        "FeedItem": feedItem,
+        "Feed": Feed(runs: [feedItem], nextCursor: "c"),
         "Friend": FriendView(username: "bob", status: "friends"),
         "FriendList": FriendList(friends: [FriendView(username: "bob", status: "asking")]),
         "RunChange": RunChange(visibility: "friends", mapVisibility: "private"),

@@ -54,6 +54,7 @@ struct FriendRoutes {
             try await repository.block(account.id, other.id, now: services.now())
             return HTTPResponse.Status.noContent
         }
+        registerFeed(router)
         router.delete("/v1/blocks/:username") { request, context in
             let account = try await services.caller(request).account
             let other = try await other(context.parameters.get("username") ?? "")

@@ -4,6 +4,11 @@ private let runColumns =
     "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns, heart_rate_avg, visibility, map_visibility"
 
 extension StoreRepository {
+    /// The run's columns, each named with its table, for queries that join others.
+    static let runColumnsQualified = runColumns.split(separator: ",").map {
+        "run." + $0.trimmingCharacters(in: .whitespaces)
+    }.joined(separator: ", ")
+
     /// Stores a run and adds it to every total it counts toward, in one transaction. The same
     /// uuid with the same file returns the stored run (`created` false); with another file, or
     /// from another account, it is the same 409.

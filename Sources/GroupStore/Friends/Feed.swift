@@ -1,0 +1,96 @@
+import Foundation
+import HandoffAPI
+import HandoffModel
+import Hummingbird
+
+extension Feed: ResponseGenerator, ResponseEncodable {}
+
+/// Which runs a feed shows.
+enum FeedScope: String, Sendable {
+    /// The person's own runs.
+    case mine
+    /// And their friends' and group-mates' runs, as far as each runner lets them see.
+    case everyone
+}
+
+extension StoreRepository {
+    /// A page of `viewer`'s feed, newest start first: their own runs, and with `.everyone` the
+    /// runs of their friends and those counted in their groups, each only where the rule
+    /// (`RunVisibility`) lets the viewer see it; with the runner's name and whether the viewer may
+    /// see its map.
+    func feed(
+        viewer: Int64, scope: FeedScope, limit: Int, after cursor: RunCursor?
+    ) async throws -> (runs: [(StoredRun, runner: String, map: Bool)], next: RunCursor?) {
+        let from = cursor ?? RunCursor(started: Int64.max, id: 0)
+        let (seen, seenArguments) = RunVisibility.sql(viewer: viewer)
+        let (map, mapArguments) = RunVisibility.sql(viewer: viewer, column: "run.map_visibility")
+        let circle =
+            scope == .mine
+            ? "run.account_id = ?"
+            : """
+            (run.account_id = ? OR EXISTS (SELECT 1 FROM friend WHERE friend.account_id = ?
+                AND friend.friend_id = run.account_id AND friend.status = 'friends')
+            OR EXISTS (SELECT 1 FROM run_team JOIN member ON member.team_id = run_team.team_id
+                WHERE run_team.run_id = run.id AND member.account_id = ?))
+            """
+        let circleArguments = Array(repeating: SQLValue.integer(viewer), count: scope == .mine ? 1 : 3)
+        let sql = """
+            SELECT \(Self.runColumnsQualified), account.username AS runner,
+                CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen
+            FROM run JOIN account ON account.id = run.account_id
+            WHERE \(circle) AND \(seen)
+                AND (run.started_ns < ? OR (run.started_ns = ? AND run.id < ?))
+            ORDER BY run.started_ns DESC, run.id DESC LIMIT ?
+            """
+        let arguments =
+            mapArguments + circleArguments + seenArguments + [
+                .integer(from.started), .integer(from.started), .integer(cursor == nil ? 0 : from.id),
+                .integer(Int64(limit + 1)),
+            ]
+        return try await read { db in
+            let rows = try await db.query(sql, arguments)
+            let runs = try rows.prefix(limit).map { row in
+                (try StoredRun(row), runner: try row.text("runner"), map: try row.int("map_seen") != 0)
+            }
+            let next =
+                rows.count > limit
+                ? runs.last.map { RunCursor(started: $0.0.started.nanosecondsSinceEpoch, id: $0.0.id) } : nil
+            return (runs, next)
+        }
+    }
+}
+
+extension FriendRoutes {
+    func registerFeed(_ router: RouteRecorder) {
+        router.get("/v1/feed") { request, _ in
+            let account = try await services.caller(request).account
+            let scopeText = request.uri.queryParameters["scope"].map(String.init) ?? "everyone"
+            guard let scope = FeedScope(rawValue: scopeText) else {
+                throw StoreError(
+                    .unprocessableContent, "invalid_scope",
+                    "scope is mine (your runs) or everyone (and your friends' and group-mates')")
+            }
+            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "25"
+            guard let limit = Int(limitText), (1...100).contains(limit) else {
+                throw StoreError(.unprocessableContent, "invalid_limit", "limit is a number from 1 to 100")
+            }
+            var cursor: StoreRepository.RunCursor?
+            if let text = request.uri.queryParameters["cursor"].map(String.init) {
+                guard let parsed = StoreRepository.RunCursor(text) else {
+                    throw StoreError(
+                        .unprocessableContent, "invalid_cursor",
+                        "cursor is the next_cursor of a previous page, as it was given")
+                }
+                cursor = parsed
+            }
+            let page = try await services.repository.feed(viewer: account.id, scope: scope, limit: limit, after: cursor)
+            return Feed(
+                runs: page.runs.map { run, runner, map in
+                    FeedItem(
+                        uuid: run.uuid, runner: runner, startedAt: iso(run.started), sport: run.sport,
+                        distanceM: Double(run.distanceMM) / 1000, elapsedS: Double(run.elapsedMS) / 1000,
+                        timerS: Double(run.timerMS) / 1000, map: map)
+                }, nextCursor: page.next?.text)
+        }
+    }
+}
