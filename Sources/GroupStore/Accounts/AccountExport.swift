@@ -45,6 +45,7 @@ extension WebPages {
                         runs.append([
                             "uuid": run.uuid, "started_at": iso(run.started),
                             "distance_m": Double(run.distanceMM) / 1000, "sport": run.sport, "original_format": format,
+                            "visibility": run.audience.run.rawValue, "map_visibility": run.audience.map.rawValue,
                             "counted_in": counts.map {
                                 ["group": $0.groupName, "distance_m": Double($0.distanceMM) / 1000]
                             },
@@ -59,6 +60,11 @@ extension WebPages {
                     "packs": devices.map { ["name": $0.name, "linked_at": iso($0.created)] }, "runs": runs,
                 ]
                 if let bpm = account.maximumHeartRate { accountJSON["max_heart_rate_bpm"] = bpm }
+                accountJSON["new_runs_visibility"] = account.audience.run.rawValue
+                accountJSON["new_maps_visibility"] = account.audience.map.rawValue
+                accountJSON["friends"] = try await repository.friends(account.id).map {
+                    ["username": $0.username, "status": $0.status.rawValue]
+                }
                 let groups = try await repository.groups(account: account.id).map { group -> [String: Any] in
                     [
                         "name": group.name, "goal_m": Double(group.goalMM) / 1000,
