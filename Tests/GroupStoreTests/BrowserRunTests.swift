@@ -112,6 +112,17 @@ struct BrowserRunTests {
                     try await browser.attribute(try await browser.find("#runs a"), "href").map { origin + $0 } == page)
                 try await look.check("runs")
 
+                // He asks ada to be his friend, and sees his run in his feed.
+                try await browser.open(origin + "/friends")
+                try await browser.type("ada", into: "#username")
+                try await browser.click("#ask button")
+                try await browser.waitFor("the friends page with a notice") { $0.hasSuffix("/friends?done=asked") }
+                #expect(try await browser.text("#asked li").hasPrefix("ada"))
+                try await look.check("friends")
+                try await browser.open(origin + "/feed")
+                #expect(try await browser.all("#feed li").count == 1)
+                try await look.check("feed")
+
                 // Settings: export everything, then delete the account.
                 try await browser.open(origin + "/settings")
                 try await look.check("settings")

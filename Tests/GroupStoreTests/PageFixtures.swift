@@ -37,6 +37,10 @@ struct PageFixture: Sendable {
             PageFixture(name: "join-unknown", model: f.join(.unknown)),
             PageFixture(name: "group-owner", model: f.ownedGroup()),
             PageFixture(name: "runs", model: try f.runList(empty: false)),
+            PageFixture(name: "feed", model: try f.feed(empty: false)),
+            PageFixture(name: "feed-mine-none", model: try f.feed(empty: true)),
+            PageFixture(name: "friends", model: f.friends(full: true)),
+            PageFixture(name: "friends-error", model: f.friends(full: false)),
             PageFixture(name: "runs-none", model: try f.runList(empty: true)),
             PageFixture(name: "upload", model: f.upload(results: false)),
             PageFixture(name: "upload-results", model: f.upload(results: true)),
@@ -550,5 +554,51 @@ extension PageMakers {
             model.listing.rows[index].remove = t("/groups/7/members/\(index + 2)/remove")
         }
         return model
+    }
+}
+
+/// The feed's and the friends page's fixtures.
+extension PageMakers {
+    func feed(empty: Bool) throws -> FeedPage {
+        let run = try Self.storedRun
+        var page = FeedPage(
+            runs: empty ? [] : [(run, runner: "ada", map: true), (run, runner: "bob", map: false)],
+            scope: empty ? .mine : .everyone, next: empty ? nil : "1.2", reader: .standard, viewer: "ada")
+        page.frame = frame("Feed", viewer: "ada", current: .feed())
+        page.scope.action = t(page.scope.action)
+        page.rows = page.rows.map {
+            .init(
+                runner: t($0.runner), mine: $0.mine, href: $0.href.map(t),
+                when: TimeText(iso: t($0.when.iso), text: t($0.when.text)), sport: t($0.sport),
+                distance: t($0.distance), time: t($0.time), pace: t($0.pace))
+        }
+        page.next = page.next.map(link)
+        page.empty = t(page.empty)
+        return page
+    }
+
+    func friends(full: Bool) -> FriendsPage {
+        var page = FriendsPage(
+            friends: full
+                ? [(2, "bob", .friends), (3, "cleo", .asking), (4, "dan", .asked)] : [(4, "dan", .asked)],
+            blocked: full ? [(5, "eve")] : [], viewer: "ada")
+        page.frame = frame("Friends", viewer: "ada", current: .friends)
+        if full {
+            page.notice = t("You are friends now.")
+        } else {
+            page.error = t("no runner has this username: check its spelling with the person")
+            page.username = "nobody"
+        }
+        page.username = t(page.username)
+        page.ask = t(page.ask)
+        let person = { (p: FriendsPage.Person) in
+            FriendsPage.Person(
+                name: t(p.name),
+                actions: p.actions.map { .init(action: t($0.action), label: t($0.label), quiet: $0.quiet) })
+        }
+        (page.friends, page.asking, page.asked, page.blocked) = (
+            page.friends.map(person), page.asking.map(person), page.asked.map(person), page.blocked.map(person)
+        )
+        return page
     }
 }

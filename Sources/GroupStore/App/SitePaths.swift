@@ -35,6 +35,11 @@ enum SitePath: Equatable {
     case settings
     case preferences
     case heartRate
+    case feed(after: String? = nil)
+    case feedScope
+    case friends
+    /// POST: one of the friends page's buttons, for the account `id`.
+    case friendAction(Int64, FriendAction)
     case defaultAudience
     case runAudience(String)
     case settingsAccount
@@ -78,6 +83,10 @@ enum SitePath: Equatable {
         case .settings: "/settings"
         case .preferences: "/settings/preferences"
         case .heartRate: "/settings/heart-rate"
+        case .feed(let after): "/feed" + Self.query("after", after)
+        case .feedScope: "/feed/scope"
+        case .friends: "/friends"
+        case .friendAction(let id, let action): "/friends/\(id)/\(action.rawValue)"
         case .defaultAudience: "/settings/visibility"
         case .runAudience(let uuid): "/runs/\(Self.percentEncode(uuid))/visibility"
         case .settingsAccount: "/settings/account"

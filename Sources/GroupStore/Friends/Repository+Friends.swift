@@ -79,11 +79,11 @@ extension StoreRepository {
     }
 
     /// The person's friends and open asks both ways, by name.
-    func friends(_ account: Int64) async throws -> [(username: String, status: Friendship)] {
+    func friends(_ account: Int64) async throws -> [(id: Int64, username: String, status: Friendship)] {
         try await read { db in
             let rows = try await db.query(
                 """
-                SELECT account.username, account.username_key, friend.status,
+                SELECT account.id, account.username, account.username_key, friend.status,
                     CASE WHEN friend.account_id = ? THEN 1 ELSE 0 END AS mine
                 FROM friend JOIN account ON account.id = CASE WHEN friend.account_id = ? THEN friend.friend_id
                     ELSE friend.account_id END
@@ -93,7 +93,10 @@ extension StoreRepository {
             return try rows.map { row in
                 let status = try row.text("status")
                 let mine = try row.int("mine") != 0
-                return (try row.text("username"), status == "friends" ? .friends : mine ? .asked : .asking)
+                return (
+                    try row.int("id"), try row.text("username"),
+                    status == "friends" ? .friends : mine ? .asked : .asking
+                )
             }
         }
     }
@@ -105,6 +108,7 @@ extension StoreRepository {
             throw StoreError(.unprocessableContent, "invalid_block", "you cannot block yourself")
         }
         try await write { db in
+            guard try await db.one("SELECT 1 AS x FROM account WHERE id = ?", other) != nil else { throw Self.noRunner }
             try await db.query(
                 "DELETE FROM friend WHERE (account_id = ? AND friend_id = ?) OR (account_id = ? AND friend_id = ?)",
                 account, other, other, account)
@@ -123,6 +127,34 @@ extension StoreRepository {
             guard !gone.isEmpty else {
                 throw StoreError(.notFound, "not_blocked", "you have not blocked this runner")
             }
+        }
+    }
+
+    /// Those the person blocked, by name.
+    func blocked(_ account: Int64) async throws -> [(id: Int64, username: String)] {
+        try await read { db in
+            try await db.query(
+                """
+                SELECT account.id, account.username FROM block JOIN account ON account.id = block.blocked_id
+                WHERE block.blocker_id = ? ORDER BY account.username_key
+                """, account
+            ).map { (try $0.int("id"), try $0.text("username")) }
+        }
+    }
+
+    /// Which feed the person last chose.
+    func feedScope(_ account: Int64) async throws -> FeedScope {
+        try await read { db in
+            FeedScope(
+                rawValue: try await db.one("SELECT feed_scope FROM account WHERE id = ?", account)?.text("feed_scope")
+                    ?? "")
+                ?? .everyone
+        }
+    }
+
+    func setFeedScope(_ account: Int64, _ scope: FeedScope) async throws {
+        try await write { db in
+            try await db.query("UPDATE account SET feed_scope = ? WHERE id = ?", scope.rawValue, account)
         }
     }
 

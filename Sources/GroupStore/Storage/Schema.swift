@@ -287,7 +287,8 @@ enum Schema {
                 ALTER TABLE run ADD COLUMN visibility TEXT NOT NULL DEFAULT 'groups';
                 ALTER TABLE run ADD COLUMN map_visibility TEXT NOT NULL DEFAULT 'groups';
                 ALTER TABLE account ADD COLUMN run_visibility TEXT NOT NULL DEFAULT 'groups';
-                ALTER TABLE account ADD COLUMN map_visibility TEXT NOT NULL DEFAULT 'groups'
+                ALTER TABLE account ADD COLUMN map_visibility TEXT NOT NULL DEFAULT 'groups';
+                ALTER TABLE account ADD COLUMN feed_scope TEXT NOT NULL DEFAULT 'everyone'
                 """),
     ]
 

@@ -26,7 +26,7 @@ struct Frame: Sendable, Equatable {
             viewer == nil
             ? [(.login(), "Sign in"), (.signup(), "Sign up")]
             : [
-                (.home, "Home"), (.runs(), "Runs"), (.upload, "Upload"), (.newGroup, "New group"),
+                (.home, "Home"), (.feed(), "Feed"), (.runs(), "Runs"), (.friends, "Friends"), (.upload, "Upload"),
                 (.settings, "Settings"),
             ]
         nav = links.map { Link(href: $0.0.path, label: $0.1, current: $0.0 == current) }

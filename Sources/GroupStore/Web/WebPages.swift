@@ -23,6 +23,7 @@ struct WebPages {
         registerRunPages(pages)
         registerAccountFormPages(pages)
         registerGroupFormPages(pages)
+        registerFriendPages(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
                 Response(
