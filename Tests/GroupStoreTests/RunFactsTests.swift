@@ -59,6 +59,10 @@ struct RunFactsTests {
         #expect(details.laps[0].distanceM == 0 && details.laps[0].timerS == 0 && details.laps[0].heartRateBpm == nil)
         #expect(RunFacts.decoded(Array("{\"version\": 1}".utf8)) == nil)
         #expect(RunFacts.decoded([0xFF, 0x00]) == nil)
+        // A damaged row whose route point lacks its longitude is not facts: computed again, no trap.
+        var damaged = RunFacts(PageMakers.activity)
+        damaged.track?.segments[0][0] = [48.2]
+        #expect(RunFacts.decoded(damaged.encoded()) == nil)
     }
 
     @Test(

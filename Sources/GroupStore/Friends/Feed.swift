@@ -74,15 +74,7 @@ extension FriendRoutes {
             guard let limit = Int(limitText), (1...100).contains(limit) else {
                 throw StoreError(.unprocessableContent, "invalid_limit", "limit is a number from 1 to 100")
             }
-            var cursor: StoreRepository.RunCursor?
-            if let text = request.uri.queryParameters["cursor"].map(String.init) {
-                guard let parsed = StoreRepository.RunCursor(text) else {
-                    throw StoreError(
-                        .unprocessableContent, "invalid_cursor",
-                        "cursor is the next_cursor of a previous page, as it was given")
-                }
-                cursor = parsed
-            }
+            let cursor = try StoreRepository.RunCursor.query(request)
             let page = try await services.repository.feed(viewer: account.id, scope: scope, limit: limit, after: cursor)
             return Feed(
                 runs: page.runs.map { run, runner, map in

@@ -1,4 +1,5 @@
 import HandoffModel
+import Hummingbird
 
 private let runColumns =
     "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns, heart_rate_avg, visibility, map_visibility"
@@ -238,6 +239,17 @@ extension StoreRepository {
         }
 
         var text: String { "\(started).\(id)" }
+
+        /// The request's `cursor`, a previous page's `next_cursor`; a 422 for any other text.
+        static func query(_ request: Request) throws(StoreError) -> RunCursor? {
+            guard let text = request.uri.queryParameters["cursor"].map(String.init) else { return nil }
+            guard let cursor = RunCursor(text) else {
+                throw StoreError(
+                    .unprocessableContent, "invalid_cursor",
+                    "cursor is the next_cursor of a previous page, as it was given")
+            }
+            return cursor
+        }
     }
 
     /// A page of the account's runs, newest start first, with where each counted, and the cursor

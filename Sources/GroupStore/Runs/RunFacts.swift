@@ -118,12 +118,16 @@ struct RunFacts: Codable, Sendable, Equatable {
         return (try? Array(encoder.encode(self))) ?? []
     }
 
-    /// nil when the bytes are not facts this store can read.
+    /// nil when the bytes are not facts this store can read (then they are computed again from
+    /// the file): a damaged row, or a route point that is not [latitude, longitude].
     static func decoded(_ bytes: [UInt8]) -> RunFacts? {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return try? decoder.decode(RunFacts.self, from: Data(bytes))
+        guard let facts = try? decoder.decode(RunFacts.self, from: Data(bytes)),
+            facts.track?.segments.allSatisfy({ $0.allSatisfy { $0.count == 2 } }) ?? true
+        else { return nil }
+        return facts
     }
 }
 

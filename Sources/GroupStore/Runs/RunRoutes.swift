@@ -205,15 +205,7 @@ struct RunRoutes {
                 }
                 before = instant
             }
-            var cursor: StoreRepository.RunCursor?
-            if let text = request.uri.queryParameters["cursor"].map(String.init) {
-                guard let parsed = StoreRepository.RunCursor(text) else {
-                    throw StoreError(
-                        .unprocessableContent, "invalid_cursor",
-                        "cursor is the next_cursor of a previous page, as it was given")
-                }
-                cursor = parsed
-            }
+            let cursor = try StoreRepository.RunCursor.query(request)
             let page = try await repository.runs(account: account.id, limit: limit, before: before, after: cursor)
             return RunList(runs: page.runs.map { RunView($0.0, $0.1) }, nextCursor: page.next?.text)
         }
