@@ -15,6 +15,11 @@ public struct Position: Hashable, Sendable {
         self.latitude = latitude
         self.longitude = longitude
     }
+
+    /// The great-circle distance to `other` in metres (haversine).
+    public func meters(to other: Position) -> Double {
+        Totals.haversine(latitude, longitude, other.latitude, other.longitude)
+    }
 }
 
 /// The spherical Web-Mercator projection of OpenStreetMap's tiles (EPSG:3857), in world units: x

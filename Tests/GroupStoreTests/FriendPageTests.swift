@@ -45,10 +45,9 @@ struct FriendPageTests {
             let accepted = try await client.call(.post, "/friends/\(adaID)/accept", headers: [.cookie: bobCookie])
             #expect(accepted.status == .seeOther && accepted.headers[.location] == "/friends?done=accept")
 
-            // The friend's run in the feed (bob's default lets friends see it); without a link to
-            // a page that is his.
+            // The friend's run in the feed (bob's default lets friends see it), with its page.
             let feed = try await client.call(.get, "/feed", headers: [.cookie: adaCookie]).text
-            #expect(feed.contains("<strong>bob</strong>") && !feed.contains("/runs/\(run)"))
+            #expect(feed.contains("<strong>bob</strong>") && feed.contains("href=\"/runs/\(run)\""))
             let mine = try await AccountPageTests.post(client, "/feed/scope", ["scope": "mine"], cookie: adaCookie)
             #expect(mine.status == .seeOther && mine.headers[.location] == "/feed")
             let own = try await client.call(.get, "/feed", headers: [.cookie: adaCookie]).text

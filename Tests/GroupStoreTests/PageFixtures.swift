@@ -47,6 +47,8 @@ struct PageFixture: Sendable {
             PageFixture(name: "run-delete", model: try f.runDelete()),
             PageFixture(name: "run", model: try f.run(.outdoor)),
             PageFixture(name: "run-indoor", model: try f.run(.indoor)),
+            PageFixture(name: "run-friend", model: try f.run(.friend)),
+            PageFixture(name: "run-friend-no-map", model: try f.run(.friendNoMap)),
             PageFixture(name: "run-unreadable", model: try f.run(.unreadable)),
             PageFixture(name: "run-tiles", model: try f.run(.tiles)),
             PageFixture(name: "login", model: f.login(error: nil)),
@@ -320,13 +322,15 @@ extension PageMakers {
         return page
     }
 
-    enum RunState { case outdoor, indoor, unreadable, tiles }
+    /// `friend`: the page a friend of the runner sees; `friendNoMap`: one the runner hides the map from.
+    enum RunState { case outdoor, indoor, unreadable, tiles, friend, friendNoMap }
 
     func run(_ state: RunState) throws -> RunPage {
         var page = RunPage(
             run: try Self.storedRun,
             counts: [RunCount(groupID: 7, groupName: "Night owls", legID: 3, distanceMM: 3_840_000)],
-            notCounted: [RunNotCounted(groupID: 8, groupName: "Track Tuesdays", reason: .startedBeforeJoining)],
+            notCounted: [.friend, .friendNoMap].contains(state)
+                ? [] : [RunNotCounted(groupID: 8, groupName: "Track Tuesdays", reason: .startedBeforeJoining)],
             facts: (state == .indoor ? Self.indoorActivity : state == .unreadable ? nil : Self.activity).map(
                 RunFacts.init),
             reader: .standard, viewer: "ada",
@@ -335,9 +339,10 @@ extension PageMakers {
                     template: "https://tile.example.org/{z}/{x}/{y}.png", attribution: "© OpenStreetMap contributors")
                 : nil,
             // The runner's own maximum on the page with tiles; each run's highest on the others.
-            maximumHeartRate: state == .tiles ? 190 : nil)
+            maximumHeartRate: state == .tiles ? 190 : nil,
+            runner: [.friend, .friendNoMap].contains(state) ? "bob" : nil, mapShown: state != .friendNoMap)
         page.frame = frame(page.frame.title, viewer: "ada")
-        page.when = TimeText(iso: t(page.when.iso), text: t(page.when.text))
+        page.runner = page.runner.map(t)
         page.stats = page.stats.map { .init(label: t($0.label), value: t($0.value)) }
         page.map = page.map.map(map)
         page.noMap = page.noMap.map(t)
@@ -361,9 +366,9 @@ extension PageMakers {
                 })
         }
         page.breaks = page.breaks.map(t)
-        page.actions = .init(
-            downloads: page.actions.downloads.map(link), delete: t(page.actions.delete),
-            audience: audience(page.actions.audience))
+        page.actions = page.actions.map {
+            .init(downloads: $0.downloads.map(link), delete: t($0.delete), audience: audience($0.audience))
+        }
         page.groups = .init(
             counted: page.groups.counted.map {
                 .init(group: link($0.group), distance: t($0.distance), baton: $0.baton)
@@ -380,8 +385,8 @@ extension PageMakers {
         )
         map.lines = map.lines.map(t)
         map.gaps = map.gaps.map { .init(x1: t($0.x1), y1: t($0.y1), x2: t($0.x2), y2: t($0.y2)) }
-        map.start = .init(x: t(map.start.x), y: t(map.start.y))
-        map.finish = .init(x: t(map.finish.x), y: t(map.finish.y))
+        map.start = map.start.map { .init(x: t($0.x), y: t($0.y)) }
+        map.finish = map.finish.map { .init(x: t($0.x), y: t($0.y)) }
         map.marks = map.marks.map { .init(x: t($0.x), y: t($0.y), label: t($0.label)) }
         (map.label, map.note) = (t(map.label), t(map.note))
         map.tiles = map.tiles.map { tiles in
@@ -568,7 +573,7 @@ extension PageMakers {
         page.scope.action = t(page.scope.action)
         page.rows = page.rows.map {
             .init(
-                runner: t($0.runner), mine: $0.mine, href: $0.href.map(t),
+                runner: t($0.runner), mine: $0.mine, href: t($0.href),
                 when: TimeText(iso: t($0.when.iso), text: t($0.when.text)), sport: t($0.sport),
                 distance: t($0.distance), time: t($0.time), pace: t($0.pace))
         }

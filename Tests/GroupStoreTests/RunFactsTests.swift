@@ -37,6 +37,50 @@ struct RunFactsTests {
         }
     }
 
+    @Test(
+        "Another person's view of a real route lacks exactly its first and last 200 m; a route under 400 m shows none",
+        .enabled(if: Fixtures.available, "needs ../shared/fixtures"), arguments: files)
+    func withoutEnds(_ name: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: try Fixtures.url("files/" + name)))
+        let facts = RunFacts(try #require(ActivityFormat.sniff(bytes)).read(bytes))
+        guard let track = facts.track else { return }
+        func length(_ segments: [[[Double]]]) -> Double {
+            let points = segments.joined().map { Position(latitude: $0[0], longitude: $0[1]) }
+            return zip(points, points.dropFirst()).reduce(0) { $0 + $1.0.meters(to: $1.1) }
+        }
+        // Whatever lies in the gaps between segments counts as travelled, as in `withoutEnds`.
+        let total = length(track.segments)
+        let shown = facts.withoutEnds()
+        guard total > 400 else {
+            #expect(shown.track == nil && shown.km.marks.isEmpty, "\(name): \(total) m")
+            return
+        }
+        let kept = try #require(shown.track, "\(name)")
+        let first = try #require(kept.segments.first?.first), last = try #require(kept.segments.last?.last)
+        // The kept line starts and ends on the route, 200 m along from each end.
+        func along(_ point: [Double]) -> Double {
+            var best = (distance: Double.infinity, along: 0.0)
+            var walked = 0.0
+            let points = track.segments.joined().map { Position(latitude: $0[0], longitude: $0[1]) }
+            let target = Position(latitude: point[0], longitude: point[1])
+            for (a, b) in zip(points, points.dropFirst()) {
+                let step = a.meters(to: b)
+                let off = a.meters(to: target) + target.meters(to: b) - step
+                if off < best.distance { best = (off, walked + a.meters(to: target)) }
+                walked += step
+            }
+            return best.along
+        }
+        #expect(abs(along(first) - 200) < 0.5, "\(name)")
+        #expect(abs(along(last) - (total - 200)) < 0.5, "\(name)")
+        #expect(abs(length(kept.segments) - (total - 400)) < max(1, total * 0.002), "\(name)")
+        #expect(shown.km.marks.allSatisfy { $0.distance > 200 && $0.distance < facts.summary.distance - 200 })
+        // Nothing else changes.
+        var same = shown
+        (same.track, same.km.marks, same.mi.marks) = (facts.track, facts.km.marks, facts.mi.marks)
+        #expect(same == facts)
+    }
+
     @Test("A file's infinite and NaN lap totals are kept as they were, not lost or refused")
     func nonFinite() throws {
         var activity = PageMakers.activity

@@ -29,8 +29,8 @@ struct FeedPage: PageModel {
     struct Row: Sendable, Equatable {
         var runner: String
         var mine: Bool
-        /// The run's page, for the person's own runs.
-        var href: String?
+        /// The run's page.
+        var href: String
         var when: TimeText
         var sport: String
         var distance: String
@@ -49,7 +49,7 @@ struct FeedPage: PageModel {
             let seconds = Double(run.timerMS) / 1000
             let mine = runner == viewer
             return Row(
-                runner: runner, mine: mine, href: mine ? SitePath.run(run.uuid).path : nil,
+                runner: runner, mine: mine, href: SitePath.run(run.uuid).path,
                 when: PageFormat.time(run.started, zone: reader.zone), sport: RunPage.sportName(run.sport),
                 distance: units.distance(meters: meters), time: Units.clock(seconds),
                 pace: units.pace(seconds: seconds, meters: meters))

@@ -54,7 +54,8 @@ struct RunChart: Sendable, Equatable {
     typealias Series = [Double?]
 
     /// The charts the run has data for.
-    static func charts(_ facts: RunFacts, units: Units, maximumHeartRate: Int?) -> [RunChart] {
+    /// `own`: the runner's page, whose note may send them to Settings.
+    static func charts(_ facts: RunFacts, units: Units, maximumHeartRate: Int?, own: Bool = true) -> [RunChart] {
         let axis = Axis(elapsed: facts.elapsed, pauses: facts.pauses.map { ($0.pause, $0.resume) })
         var charts: [RunChart] = []
         let series = facts.series
@@ -86,7 +87,8 @@ struct RunChart: Sendable, Equatable {
             chart.note =
                 maximumHeartRate != nil
                 ? "Zones: shares of your maximum heart rate, \(highest) bpm."
-                : "Zones: shares of this run's highest heart rate, \(highest) bpm. Give your maximum in Settings."
+                : "Zones: shares of this run's highest heart rate, \(highest) bpm."
+                    + (own ? " Give your maximum in Settings." : "")
             charts.append(chart)
         }
         if series.altitude.contains(where: { $0 != nil }) {

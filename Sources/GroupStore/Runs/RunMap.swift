@@ -18,8 +18,9 @@ struct RunMap: Sendable, Equatable {
     var scale: String
     var lines: [String]
     var gaps: [Gap]
-    var start: Spot
-    var finish: Spot
+    /// Where the run started and finished; nil on a route shown without its ends.
+    var start: Spot?
+    var finish: Spot?
     var marks: [Mark]
     var label: String
     /// The tolerance the simplified line keeps, in metres, and how many points it kept.
@@ -83,8 +84,9 @@ struct RunMap: Sendable, Equatable {
         var label: String
     }
 
-    /// nil when the run has no positions.
-    init?(_ facts: RunFacts, units: Units, tiles source: MapTiles? = nil) {
+    /// nil when the run has no positions. `withoutEnds`: the facts are another person's view
+    /// (`RunFacts.withoutEnds`), whose line starts and ends where the shown part does.
+    init?(_ facts: RunFacts, units: Units, tiles source: MapTiles? = nil, withoutEnds: Bool = false) {
         guard let track = facts.track else { return nil }
         let world = track.positions.map { $0.map(WebMercator.project) }
         let all = world.joined()
@@ -125,15 +127,18 @@ struct RunMap: Sendable, Equatable {
             return Gap(x1: a.x, y1: a.y, x2: b.x, y2: b.y)
         }
         let (s, f) = (box(first), box(last))
-        start = Spot(x: s.x, y: s.y)
-        finish = Spot(x: f.x, y: f.y)
+        start = withoutEnds ? nil : Spot(x: s.x, y: s.y)
+        finish = withoutEnds ? nil : Spot(x: f.x, y: f.y)
         marks = facts.marked(units).marks.map { mark in
             let b = box(WebMercator.project(Position(latitude: mark.latitude, longitude: mark.longitude)))
             return Mark(x: b.x, y: b.y, label: String(Int((mark.distance / units.meters).rounded())))
         }
         let distance = units.distance(meters: facts.summary.distance)
+        let unit = units == .km ? "kilometre" : "mile"
         label =
-            "The route, \(distance): the start in green, the finish in black, a mark at each \(units == .km ? "kilometre" : "mile")"
+            withoutEnds
+            ? "The route, \(distance), without its first and last \(Int(RunFacts.hiddenEnds)) m: a mark at each \(unit)"
+            : "The route, \(distance): the start in green, the finish in black, a mark at each \(unit)"
         note = String(
             format: "%d of %d positions drawn, none further than %.1f m from the line", track.pointCount,
             track.recorded, track.tolerance)

@@ -7,7 +7,8 @@ import HandoffModel
 struct RunPage: PageModel {
     static let template = "run"
     var frame: Frame
-    var when: TimeText
+    /// Whose run it is, on the page another person sees.
+    var runner: String?
     var stats: [Stat]
     var map: RunMap?
     /// Why there is no route, when there is none.
@@ -16,7 +17,8 @@ struct RunPage: PageModel {
     var splits: Splits?
     var laps: Laps?
     var breaks: [String]
-    var actions: Actions
+    /// The owner's: downloads, deleting, who sees it.
+    var actions: Actions?
     var groups: Groups
     /// Said when the stored file can no longer be read (a reader that changed since).
     var unreadable: String?
@@ -77,15 +79,19 @@ struct RunPage: PageModel {
 
 extension RunPage {
     /// The page of `run`, from the facts computed from its file (nil when the file cannot be read).
+    /// `runner`: the page another person sees (nil: the owner's), whose map lacks the route's
+    /// ends and who has no downloads nor the owner's forms; `viewer` nil: nobody signed in.
     init(
         run: StoredRun, counts: [RunCount], notCounted: [RunNotCounted], facts: RunFacts?, reader: Reader,
-        viewer: String, tiles: MapTiles? = nil, maximumHeartRate: Int? = nil
+        viewer: String?, tiles: MapTiles? = nil, maximumHeartRate: Int? = nil, runner: String? = nil,
+        mapShown: Bool = true
     ) {
         let units = reader.units
         let sport = Self.sportName(run.sport)
         let when = PageFormat.time(run.started, zone: reader.zone)
-        frame = Frame("\(sport), \(when.text)", viewer: viewer)
-        self.when = when
+        frame = Frame(
+            runner.map { "\($0)'s \(sport.lowercased()), \(when.text)" } ?? "\(sport), \(when.text)", viewer: viewer)
+        self.runner = runner
         let meters = Double(run.distanceMM) / 1000
         let timer = Double(run.timerMS) / 1000
         stats = [
@@ -97,18 +103,21 @@ extension RunPage {
         laps = nil
         breaks = []
         let uuid = run.uuid
-        actions = Actions(
-            downloads: [
-                Link(
-                    href: SitePath.runDownload(uuid, format: nil).path,
-                    label: "Original \(run.format.uppercased()) file")
-            ]
-                + ["fit", "gpx", "tcx"].map {
-                    Link(href: SitePath.runDownload(uuid, format: $0).path, label: $0.uppercased())
-                },
-            delete: SitePath.runDelete(uuid).path,
-            audience: AudienceForm(
-                action: SitePath.runAudience(uuid).path, runLabel: "Who sees this run", run.audience))
+        actions =
+            runner != nil
+            ? nil
+            : Actions(
+                downloads: [
+                    Link(
+                        href: SitePath.runDownload(uuid, format: nil).path,
+                        label: "Original \(run.format.uppercased()) file")
+                ]
+                    + ["fit", "gpx", "tcx"].map {
+                        Link(href: SitePath.runDownload(uuid, format: $0).path, label: $0.uppercased())
+                    },
+                delete: SitePath.runDelete(uuid).path,
+                audience: AudienceForm(
+                    action: SitePath.runAudience(uuid).path, runLabel: "Who sees this run", run.audience))
         let counted = counts.map { count in
             Counted(
                 group: Link(href: SitePath.group(count.groupID).path, label: count.groupName),
@@ -144,9 +153,18 @@ extension RunPage {
         if let steps = summary.steps {
             stats.append(Stat(label: "Steps", value: String(steps)))
         }
-        map = RunMap(facts, units: units, tiles: tiles)
-        if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
-        charts = RunChart.charts(facts, units: units, maximumHeartRate: maximumHeartRate)
+        if runner == nil {
+            map = RunMap(facts, units: units, tiles: tiles)
+            if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
+        } else if !mapShown {
+            noMap = "The route is not shown: \(runner ?? "the runner") shows it to fewer people."
+        } else if facts.track != nil {
+            map = RunMap(facts.withoutEnds(), units: units, tiles: tiles, withoutEnds: true)
+            if map == nil {
+                noMap = "The route is too short to show without its first and last \(Int(RunFacts.hiddenEnds)) m."
+            }
+        }
+        charts = RunChart.charts(facts, units: units, maximumHeartRate: maximumHeartRate, own: runner == nil)
         let rows = Self.splits(facts, units: units)
         splits = rows.isEmpty ? nil : Splits(unit: units.name, rows: rows, pace: "Pace /" + units.name)
         let lapRows = facts.laps.enumerated().map { number, lap in

@@ -39,17 +39,8 @@ extension WebPages {
         router.signedIn(.post, "/runs/upload", next: { _ in SitePath.upload.path }) { request, context, account in
             try await upload(request, context, account)
         }
-        router.signedIn(.get, "/runs/:uuid", next: { $0.uri.path }) { _, context, account in
-            try await Self.ownRun(context, account) { uuid in
-                let (run, counts, notCounted) = try await repository.run(uuid: uuid, account: account.id)
-                let facts = try await services.facts(uuid: uuid, account: account.id)
-                let tiles = services.configuration.mapTiles
-                return Self.render(
-                    RunPage(
-                        run: run, counts: counts, notCounted: notCounted, facts: facts, reader: Reader(account),
-                        viewer: account.username, tiles: tiles, maximumHeartRate: account.maximumHeartRate),
-                    imagesFrom: tiles?.origin)
-            }
+        router.anyone(.get, "/runs/:uuid") { request, context in
+            try await runPage(request, context)
         }
         router.signedIn(.get, "/runs/:uuid/download") { request, context, account in
             try await Self.ownRun(context, account) { uuid in

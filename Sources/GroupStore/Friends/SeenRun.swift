@@ -1,0 +1,88 @@
+import Foundation
+import HandoffModel
+import Hummingbird
+
+/// A run as one viewer may see it: the run, its runner's name, whether the viewer is its owner,
+/// may see its map, and the groups it counted in that the viewer belongs to (all of them for the
+/// owner).
+struct SeenRun: Sendable {
+    var run: StoredRun
+    var runner: String
+    var isOwner: Bool
+    var map: Bool
+    var counts: [RunCount]
+    /// The owner's groups it did not count in, and why (empty for anyone else).
+    var notCounted: [RunNotCounted]
+}
+
+extension StoreRepository {
+    /// The run `uuid` if `viewer` (nil: nobody signed in) may see it by the rule
+    /// (`RunVisibility.sql`, the same fragment the feed filters with); nil for a run that does
+    /// not exist and for one the viewer may not see alike.
+    func seenRun(uuid: String, viewer: Int64?) async throws -> SeenRun? {
+        let (seen, seenArguments) = RunVisibility.sql(viewer: viewer)
+        let (map, mapArguments) = RunVisibility.sql(viewer: viewer, column: "run.map_visibility")
+        return try await read { db in
+            guard
+                let row = try await db.query(
+                    """
+                    SELECT \(Self.runColumnsQualified), account.username AS runner,
+                        CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen
+                    FROM run JOIN account ON account.id = run.account_id
+                    WHERE run.uuid = ? AND \(seen)
+                    """, mapArguments + [.text(uuid)] + seenArguments
+                ).first
+            else { return nil }
+            let run = try StoredRun(row)
+            let isOwner = run.accountID == viewer
+            var counts = try await Self.counts(db, run.id)
+            var notCounted: [RunNotCounted] = []
+            if isOwner {
+                notCounted = try await Self.notCounted(db, run)
+            } else {
+                let mine = try await db.query(
+                    "SELECT team_id FROM member WHERE account_id = ?", [.integer(viewer ?? -1)]
+                ).map { try $0.int("team_id") }
+                counts = counts.filter { mine.contains($0.groupID) }
+            }
+            return SeenRun(
+                run: run, runner: try row.text("runner"), isOwner: isOwner, map: try row.int("map_seen") != 0,
+                counts: counts, notCounted: notCounted)
+        }
+    }
+}
+
+extension WebPages {
+    /// A run's page for whoever asks: its owner's, with their forms; another person's, where the
+    /// rule lets them see it, without the route's ends; for anyone else the same 404 as for a run
+    /// that does not exist (or, signed out, the sign-in form first).
+    func runPage(_ request: Request, _ context: StoreContext) async throws -> Response {
+        let account = try await signedIn(request)
+        let notFound = {
+            guard let account else { return Self.redirect(.login(next: request.uri.path)) }
+            return Self.message(
+                "No such run",
+                "There is no run at this address that you may see: it may have been deleted, or its runner shows it to fewer people.",
+                status: .notFound, account: account, link: Link(href: SitePath.runs().path, label: "Your runs"))
+        }
+        guard let uuid = try? RunRoutes.uuid(context),
+            let seen = try await services.repository.seenRun(uuid: uuid, viewer: account?.id)
+        else { return notFound() }
+        let run = seen.run
+        let facts = try await services.facts(uuid: uuid, account: run.accountID)
+        let tiles = services.configuration.mapTiles
+        let reader = account.map(Reader.init) ?? .standard
+        if seen.isOwner, let account {
+            return Self.render(
+                RunPage(
+                    run: run, counts: seen.counts, notCounted: seen.notCounted, facts: facts, reader: reader,
+                    viewer: account.username, tiles: tiles, maximumHeartRate: account.maximumHeartRate),
+                imagesFrom: tiles?.origin)
+        }
+        return Self.render(
+            RunPage(
+                run: run, counts: seen.counts, notCounted: [], facts: facts, reader: reader,
+                viewer: account?.username, tiles: seen.map ? tiles : nil, runner: seen.runner, mapShown: seen.map),
+            imagesFrom: seen.map ? tiles?.origin : nil)
+    }
+}
