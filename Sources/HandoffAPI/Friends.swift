@@ -35,10 +35,13 @@ public struct FeedItem: Codable, Sendable, Hashable {
     public var timerS: Double
     /// Whether the caller may see the run's map.
     public var map: Bool
+    /// Kudos and comments on it, as the caller sees them.
+    public var kudos: Int
+    public var comments: Int
 
     public init(
         uuid: String, runner: String, startedAt: String, sport: String, distanceM: Double, elapsedS: Double,
-        timerS: Double, map: Bool
+        timerS: Double, map: Bool, kudos: Int = 0, comments: Int = 0
     ) {
         self.uuid = uuid
         self.runner = runner
@@ -48,10 +51,12 @@ public struct FeedItem: Codable, Sendable, Hashable {
         self.elapsedS = elapsedS
         self.timerS = timerS
         self.map = map
+        self.kudos = kudos
+        self.comments = comments
     }
 
     enum CodingKeys: String, CodingKey {
-        case uuid, runner, sport, map
+        case uuid, runner, sport, map, kudos, comments
         case startedAt = "started_at"
         case distanceM = "distance_m"
         case elapsedS = "elapsed_s"

@@ -39,7 +39,10 @@ struct OpenAPITypesTests {
 
     static let feedItem = FeedItem(
         uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", runner: "bob", startedAt: "2026-11-01T00:00:00Z",
-        sport: "running", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true)
+        sport: "running", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true, kudos: 2, comments: 1)
+    static let comment = CommentView(
+        id: 1, author: "bob", text: "Strong finish!", createdAt: "2026-11-01T01:00:00Z",
+        editedAt: "2026-11-01T01:05:00Z")
 
     /// Every JSON schema of the document, by name, with an example of its type.
     static let examples: [String: any Encodable & Sendable] = [
@@ -87,6 +90,10 @@ struct OpenAPITypesTests {
         "Feed": Feed(runs: [feedItem], nextCursor: "c"),
         "Friend": FriendView(username: "bob", status: "friends"),
         "FriendList": FriendList(friends: [FriendView(username: "bob", status: "asking")]),
+        "Kudos": KudosView(count: 2, given: true, from: ["bob", "cleo"]),
+        "CommentBody": CommentBody(text: "Strong finish!"),
+        "Comment": comment,
+        "CommentList": CommentList(comments: [comment]),
         "RunChange": RunChange(visibility: "friends", mapVisibility: "private"),
         "Member": member,
         "MemberList": MemberList(members: [member], nextCursor: "r1.0.1"),

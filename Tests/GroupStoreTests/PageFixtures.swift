@@ -134,6 +134,26 @@ struct PageMakers {
                 ] : [],
             runs: groups ? try runList(empty: false).rows : [], packs: packs(any))
         (page.newGroup, page.allRuns, page.upload) = (t(page.newGroup), t(page.allRuns), t(page.upload))
+        if groups {
+            let at = WallInstant(nanosecondsSinceEpoch: 1_764_000_000_000_000_000)
+            let run = (uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", sport: "running", started: at)
+            page.reactions = Reactions(
+                count: 3,
+                newest: [
+                    Reaction(kind: .comment, from: "bob", at: at, run: run, text: "Strong finish!"),
+                    Reaction(kind: .kudos, from: "cleo", at: at, run: run, text: nil),
+                ], reader: .standard
+            ).map { reactions in
+                var reactions = reactions
+                (reactions.title, reactions.seen) = (t(reactions.title), t(reactions.seen))
+                reactions.items = reactions.items.map {
+                    .init(
+                        text: t($0.text), quote: $0.quote.map(t), href: t($0.href),
+                        when: TimeText(iso: t($0.when.iso), text: t($0.when.text)))
+                }
+                return reactions
+            }
+        }
         return page
     }
 
@@ -342,7 +362,7 @@ extension PageMakers {
             maximumHeartRate: state == .tiles ? 190 : nil,
             runner: [.friend, .friendNoMap].contains(state) ? "bob" : nil, mapShown: state != .friendNoMap)
         page.frame = frame(page.frame.title, viewer: "ada")
-        page.runner = page.runner.map(t)
+        page.social = social(state, runner: page.social.runner)
         page.stats = page.stats.map { .init(label: t($0.label), value: t($0.value)) }
         page.map = page.map.map(map)
         page.noMap = page.noMap.map(t)
@@ -376,6 +396,38 @@ extension PageMakers {
             notCounted: page.groups.notCounted.map(t))
         page.unreadable = page.unreadable.map(t)
         return page
+    }
+
+    /// Kudos and comments: the owner's view (two comments, one theirs), a friend's (a form and
+    /// a button), and nobody signed in (a link to sign in) on the page without a map.
+    func social(_ state: RunState, runner: String?) -> RunSocial {
+        let at = WallInstant(nanosecondsSinceEpoch: 1_764_000_000_000_000_000)
+        let comments = [
+            StoredComment(
+                id: 1, author: "bob", authorID: 2, text: "Strong finish!\nSee you Tuesday.", created: at, edited: nil),
+            StoredComment(id: 2, author: "ada", authorID: 1, text: "Thanks", created: at, edited: at),
+        ]
+        let ada = Account(
+            id: state == .friend ? 3 : 1, email: "ada@example.org", username: "ada", passwordHash: "", created: at)
+        var social = RunSocial(
+            runner: runner, uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
+            kudos: RunKudos(count: 2, given: state == .friend, from: ["bob", "cleo"]),
+            comments: [.outdoor, .friend].contains(state) ? comments : [],
+            viewer: state == .friendNoMap ? nil : ada, owner: ![.friend, .friendNoMap].contains(state),
+            reader: .standard)
+        social.runner = social.runner.map(t)
+        social.kudos = t(social.kudos)
+        social.kudosButton = social.kudosButton.map {
+            .init(action: t($0.action), value: t($0.value), label: t($0.label))
+        }
+        social.comments = social.comments.map {
+            .init(
+                id: t($0.id), author: t($0.author), when: TimeText(iso: t($0.when.iso), text: t($0.when.text)),
+                text: t($0.text), edited: $0.edited, edit: $0.edit.map(t), delete: $0.delete.map(t))
+        }
+        social.comment = social.comment.map(t)
+        social.signIn = social.signIn.map(link)
+        return social
     }
 
     func map(_ map: RunMap) -> RunMap {
@@ -567,7 +619,12 @@ extension PageMakers {
     func feed(empty: Bool) throws -> FeedPage {
         let run = try Self.storedRun
         var page = FeedPage(
-            runs: empty ? [] : [(run, runner: "ada", map: true), (run, runner: "bob", map: false)],
+            runs: empty
+                ? []
+                : [
+                    FeedRun(run: run, runner: "ada", map: true, kudos: 2, comments: 1),
+                    FeedRun(run: run, runner: "bob", map: false),
+                ],
             scope: empty ? .mine : .everyone, next: empty ? nil : "1.2", reader: .standard, viewer: "ada")
         page.frame = frame("Feed", viewer: "ada", current: .feed())
         page.scope.action = t(page.scope.action)
@@ -575,7 +632,7 @@ extension PageMakers {
             .init(
                 runner: t($0.runner), mine: $0.mine, href: t($0.href),
                 when: TimeText(iso: t($0.when.iso), text: t($0.when.text)), sport: t($0.sport),
-                distance: t($0.distance), time: t($0.time), pace: t($0.pace))
+                distance: t($0.distance), time: t($0.time), pace: t($0.pace), responses: $0.responses.map(t))
         }
         page.next = page.next.map(link)
         page.empty = t(page.empty)

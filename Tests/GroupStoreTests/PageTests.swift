@@ -163,6 +163,7 @@ struct PageTests {
                 (.post, "/v1/runs/\(UUID().uuidString)", ["PUT", "GET", "PATCH", "DELETE"]),
                 (.delete, "/login", ["GET", "POST"]),
                 (.put, "/v1/groups/join", ["POST"]),
+                (.put, "/v1/runs/\(UUID().uuidString)/kudos", ["GET", "POST", "DELETE"]),
             ] {
                 let reply = try await client.call(method, path)
                 #expect(

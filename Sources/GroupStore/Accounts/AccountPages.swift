@@ -17,6 +17,7 @@ extension WebPages {
                 groups.append(HomePage.GroupRow(progress, reader: reader))
             }
             let week = try await repository.weeklyDistance(account: account.id, weeks: 1, now: now).last
+            let reactions = try await repository.newResponses(account: account.id)
             let runs = try await repository.runs(account: account.id, limit: 5, before: nil, after: nil).runs.map(\.0)
             return Self.render(
                 HomePage(
@@ -25,7 +26,8 @@ extension WebPages {
                         distance: PageFormat.distance(week?.mm ?? 0, reader.units), runs: String(week?.runs ?? 0)),
                     groups: groups, runs: RunListPage(runs: runs, next: nil, reader: reader, viewer: "").rows,
                     packs: PacksPart(
-                        try await repository.devices(account: account.id), now: now, zone: account.timeZone)))
+                        try await repository.devices(account: account.id), now: now, zone: account.timeZone),
+                    reactions: Reactions(count: reactions.count, newest: reactions.newest, reader: reader)))
         }
         router.anyone(.get, "/login") { request, _ in
             Self.render(
@@ -88,6 +90,8 @@ struct HomePage: PageModel {
     var groups: [GroupRow]
     var runs: [RunListPage.Row]
     var packs: PacksPart
+    /// New kudos and comments on the person's runs, when there are any.
+    var reactions: Reactions? = nil
     var newGroup = SitePath.newGroup.path
     var allRuns = SitePath.runs().path
     var upload = SitePath.upload.path

@@ -22,7 +22,8 @@ enum SitePath: Equatable {
     case script
     /// The person's runs, newest first, from the cursor `after`.
     case runs(after: String? = nil)
-    case run(String)
+    /// A run's page, at the element `at` (a fragment) when given.
+    case run(String, at: String? = nil)
     /// A run's file: the original (`format` nil) or written as FIT, GPX or TCX.
     case runDownload(String, format: String?)
     /// The question before a run is deleted, and the form that deletes it.
@@ -42,6 +43,14 @@ enum SitePath: Equatable {
     case friendAction(Int64, FriendAction)
     case defaultAudience
     case runAudience(String)
+    /// POST: the viewer's kudos on a run, given (`give=yes`) or taken back.
+    case runKudos(String)
+    /// POST: a new comment on a run.
+    case runComments(String)
+    case commentEdit(String, Int64)
+    case commentDelete(String, Int64)
+    /// POST: the runner has seen the new kudos and comments on their runs.
+    case responsesSeen
     case settingsAccount
     case settingsPassword
     case deleteAccount
@@ -73,7 +82,8 @@ enum SitePath: Equatable {
         case .stylesheet: "/static/style.css" + Self.query("v", StaticFile.stylesheet.version)
         case .script: "/static/app.js" + Self.query("v", StaticFile.script.version)
         case .runs(let after): "/runs" + Self.query("after", after)
-        case .run(let uuid): "/runs/" + Self.percentEncode(uuid)
+        case .run(let uuid, let at):
+            "/runs/" + Self.percentEncode(uuid) + (at.map { "#" + Self.percentEncode($0) } ?? "")
         case .runDownload(let uuid, let format):
             "/runs/\(Self.percentEncode(uuid))/download" + Self.query("format", format)
         case .runDelete(let uuid): "/runs/\(Self.percentEncode(uuid))/delete"
@@ -89,6 +99,11 @@ enum SitePath: Equatable {
         case .friendAction(let id, let action): "/friends/\(id)/\(action.rawValue)"
         case .defaultAudience: "/settings/visibility"
         case .runAudience(let uuid): "/runs/\(Self.percentEncode(uuid))/visibility"
+        case .runKudos(let uuid): "/runs/\(Self.percentEncode(uuid))/kudos"
+        case .runComments(let uuid): "/runs/\(Self.percentEncode(uuid))/comments"
+        case .commentEdit(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/edit"
+        case .commentDelete(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/delete"
+        case .responsesSeen: "/responses/seen"
         case .settingsAccount: "/settings/account"
         case .settingsPassword: "/settings/password"
         case .deleteAccount: "/settings/delete"

@@ -102,6 +102,7 @@ public enum StoreApplication {
         BatonRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
         FriendRoutes(services: services).register(router)
+        SocialRoutes(services: services).register(router)
         WebPages(services: services).register(router)
     }
 }

@@ -13,6 +13,16 @@ enum FeedScope: String, Sendable {
     case everyone
 }
 
+/// One run of a feed: the run, its runner's name, whether the viewer may see its map, and its
+/// kudos and comments as the viewer sees them.
+struct FeedRun: Sendable {
+    var run: StoredRun
+    var runner: String
+    var map: Bool
+    var kudos = 0
+    var comments = 0
+}
+
 extension StoreRepository {
     /// A page of `viewer`'s feed, newest start first: their own runs, and with `.everyone` the
     /// runs of their friends and those counted in their groups, each only where the rule
@@ -20,10 +30,12 @@ extension StoreRepository {
     /// see its map.
     func feed(
         viewer: Int64, scope: FeedScope, limit: Int, after cursor: RunCursor?
-    ) async throws -> (runs: [(StoredRun, runner: String, map: Bool)], next: RunCursor?) {
+    ) async throws -> (runs: [FeedRun], next: RunCursor?) {
         let from = cursor ?? RunCursor(started: Int64.max, id: 0)
         let (seen, seenArguments) = RunVisibility.sql(viewer: viewer)
         let (map, mapArguments) = RunVisibility.sql(viewer: viewer, column: "run.map_visibility")
+        let (kudosFree, kudosArguments) = Self.unblocked("kudos.account_id", viewer: viewer)
+        let (commentFree, commentArguments) = Self.unblocked("comment.account_id", viewer: viewer)
         let circle =
             scope == .mine
             ? "run.account_id = ?"
@@ -36,25 +48,29 @@ extension StoreRepository {
         let circleArguments = Array(repeating: SQLValue.integer(viewer), count: scope == .mine ? 1 : 3)
         let sql = """
             SELECT \(Self.runColumnsQualified), account.username AS runner,
-                CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen
+                CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen,
+                (SELECT count(*) FROM kudos WHERE kudos.run_id = run.id AND \(kudosFree)) AS kudos_n,
+                (SELECT count(*) FROM comment WHERE comment.run_id = run.id AND \(commentFree)) AS comments_n
             FROM run JOIN account ON account.id = run.account_id
             WHERE \(circle) AND \(seen)
                 AND (run.started_ns < ? OR (run.started_ns = ? AND run.id < ?))
             ORDER BY run.started_ns DESC, run.id DESC LIMIT ?
             """
         let arguments =
-            mapArguments + circleArguments + seenArguments + [
+            mapArguments + kudosArguments + commentArguments + circleArguments + seenArguments + [
                 .integer(from.started), .integer(from.started), .integer(cursor == nil ? 0 : from.id),
                 .integer(Int64(limit + 1)),
             ]
         return try await read { db in
             let rows = try await db.query(sql, arguments)
             let runs = try rows.prefix(limit).map { row in
-                (try StoredRun(row), runner: try row.text("runner"), map: try row.int("map_seen") != 0)
+                FeedRun(
+                    run: try StoredRun(row), runner: try row.text("runner"), map: try row.int("map_seen") != 0,
+                    kudos: Int(try row.int("kudos_n")), comments: Int(try row.int("comments_n")))
             }
             let next =
                 rows.count > limit
-                ? runs.last.map { RunCursor(started: $0.0.started.nanosecondsSinceEpoch, id: $0.0.id) } : nil
+                ? runs.last.map { RunCursor(started: $0.run.started.nanosecondsSinceEpoch, id: $0.run.id) } : nil
             return (runs, next)
         }
     }
@@ -77,11 +93,12 @@ extension FriendRoutes {
             let cursor = try StoreRepository.RunCursor.query(request)
             let page = try await services.repository.feed(viewer: account.id, scope: scope, limit: limit, after: cursor)
             return Feed(
-                runs: page.runs.map { run, runner, map in
-                    FeedItem(
-                        uuid: run.uuid, runner: runner, startedAt: iso(run.started), sport: run.sport,
+                runs: page.runs.map { item in
+                    let run = item.run
+                    return FeedItem(
+                        uuid: run.uuid, runner: item.runner, startedAt: iso(run.started), sport: run.sport,
                         distanceM: Double(run.distanceMM) / 1000, elapsedS: Double(run.elapsedMS) / 1000,
-                        timerS: Double(run.timerMS) / 1000, map: map)
+                        timerS: Double(run.timerMS) / 1000, map: item.map, kudos: item.kudos, comments: item.comments)
                 }, nextCursor: page.next?.text)
         }
     }

@@ -36,15 +36,18 @@ struct FeedPage: PageModel {
         var distance: String
         var time: String
         var pace: String
+        /// "2 kudos · 1 comment", or nil for none.
+        var responses: String?
     }
 
     init(
-        runs: [(StoredRun, runner: String, map: Bool)], scope: FeedScope, next: String?, reader: Reader, viewer: String
+        runs: [FeedRun], scope: FeedScope, next: String?, reader: Reader, viewer: String
     ) {
         frame = Frame("Feed", viewer: viewer, current: .feed())
         self.scope = Scope(everyone: scope == .everyone)
         let units = reader.units
-        rows = runs.map { run, runner, _ in
+        rows = runs.map { item in
+            let (run, runner) = (item.run, item.runner)
             let meters = Double(run.distanceMM) / 1000
             let seconds = Double(run.timerMS) / 1000
             let mine = runner == viewer
@@ -52,13 +55,24 @@ struct FeedPage: PageModel {
                 runner: runner, mine: mine, href: SitePath.run(run.uuid).path,
                 when: PageFormat.time(run.started, zone: reader.zone), sport: RunPage.sportName(run.sport),
                 distance: units.distance(meters: meters), time: Units.clock(seconds),
-                pace: units.pace(seconds: seconds, meters: meters))
+                pace: units.pace(seconds: seconds, meters: meters),
+                responses: Self.responses(kudos: item.kudos, comments: item.comments))
         }
         self.next = next.map { Link(href: SitePath.feed(after: $0).path, label: "Older runs →") }
         empty =
             scope == .everyone
             ? "Nothing yet. Your runs, your friends' and your groups' members' show here as they are uploaded."
             : "You have no runs yet."
+    }
+}
+
+extension FeedPage {
+    /// "2 kudos · 1 comment"; nil for none.
+    static func responses(kudos: Int, comments: Int) -> String? {
+        let parts =
+            (kudos > 0 ? ["\(kudos) kudos"] : [])
+            + (comments > 0 ? ["\(comments) comment\(comments == 1 ? "" : "s")"] : [])
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 }
 

@@ -72,17 +72,21 @@ extension WebPages {
         let facts = try await services.facts(uuid: uuid, account: run.accountID)
         let tiles = services.configuration.mapTiles
         let reader = account.map(Reader.init) ?? .standard
+        let (kudos, comments) = try await services.repository.social(run: run.id, viewer: account?.id)
+        let social = RunSocial(
+            runner: seen.isOwner ? nil : seen.runner, uuid: uuid, kudos: kudos, comments: comments, viewer: account,
+            owner: seen.isOwner, reader: reader)
+        var page: RunPage
         if seen.isOwner, let account {
-            return Self.render(
-                RunPage(
-                    run: run, counts: seen.counts, notCounted: seen.notCounted, facts: facts, reader: reader,
-                    viewer: account.username, tiles: tiles, maximumHeartRate: account.maximumHeartRate),
-                imagesFrom: tiles?.origin)
-        }
-        return Self.render(
-            RunPage(
+            page = RunPage(
+                run: run, counts: seen.counts, notCounted: seen.notCounted, facts: facts, reader: reader,
+                viewer: account.username, tiles: tiles, maximumHeartRate: account.maximumHeartRate)
+        } else {
+            page = RunPage(
                 run: run, counts: seen.counts, notCounted: [], facts: facts, reader: reader,
-                viewer: account?.username, tiles: seen.map ? tiles : nil, runner: seen.runner, mapShown: seen.map),
-            imagesFrom: seen.map ? tiles?.origin : nil)
+                viewer: account?.username, tiles: seen.map ? tiles : nil, runner: seen.runner, mapShown: seen.map)
+        }
+        page.social = social
+        return Self.render(page, imagesFrom: seen.map ? tiles?.origin : nil)
     }
 }

@@ -7,8 +7,6 @@ import HandoffModel
 struct RunPage: PageModel {
     static let template = "run"
     var frame: Frame
-    /// Whose run it is, on the page another person sees.
-    var runner: String?
     var stats: [Stat]
     var map: RunMap?
     /// Why there is no route, when there is none.
@@ -19,6 +17,8 @@ struct RunPage: PageModel {
     var breaks: [String]
     /// The owner's: downloads, deleting, who sees it.
     var actions: Actions?
+    /// Who ran it (on another person's page), kudos and comments.
+    var social: RunSocial
     var groups: Groups
     /// Said when the stored file can no longer be read (a reader that changed since).
     var unreadable: String?
@@ -91,7 +91,7 @@ extension RunPage {
         let when = PageFormat.time(run.started, zone: reader.zone)
         frame = Frame(
             runner.map { "\($0)'s \(sport.lowercased()), \(when.text)" } ?? "\(sport), \(when.text)", viewer: viewer)
-        self.runner = runner
+        social = RunSocial(runner: runner)
         let meters = Double(run.distanceMM) / 1000
         let timer = Double(run.timerMS) / 1000
         stats = [

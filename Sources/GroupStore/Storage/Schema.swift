@@ -296,6 +296,31 @@ enum Schema {
         Migration(
             version: 13, name: "runs by start time, for the feed",
             sql: "CREATE INDEX run_started ON run (started_ns, id)"),
+        // Kudos (one per person per run) and comments, seen by whoever sees the run
+        // (Social/Repository+Social.swift); `responses_seen_ns` is when the runner last marked
+        // those on their runs as seen, for the count on the home page.
+        Migration(
+            version: 14, name: "kudos and comments",
+            sql: """
+                CREATE TABLE kudos (
+                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    created_ns INT NOT NULL,
+                    PRIMARY KEY (run_id, account_id)
+                );
+                CREATE INDEX kudos_account ON kudos (account_id);
+                CREATE TABLE comment (
+                    id ID,
+                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    body TEXT NOT NULL,
+                    created_ns INT NOT NULL,
+                    edited_ns INT
+                );
+                CREATE INDEX comment_run ON comment (run_id, id);
+                CREATE INDEX comment_account ON comment (account_id);
+                ALTER TABLE account ADD COLUMN responses_seen_ns INT NOT NULL DEFAULT 0
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.

@@ -31,6 +31,15 @@ enum PageFormat {
 
     /// A time as a person reads it in their time zone, "Tue 24 Nov 2026, 16:49 CET", with the
     /// exact instant. A zone Foundation does not know reads as UTC.
+    /// Names as a sentence: "bob", "bob and cleo", "bob, cleo and dan"; past `most`, the rest
+    /// as a count ("… and 4 others").
+    static func list(_ names: [String], most: Int = 5) -> String {
+        var shown = Array(names.prefix(most))
+        if names.count > most { shown.append("\(names.count - most) others") }
+        guard let last = shown.popLast() else { return "" }
+        return shown.isEmpty ? last : shown.joined(separator: ", ") + " and " + last
+    }
+
     static func time(_ instant: WallInstant, zone: String = "UTC") -> TimeText {
         let date = Date(timeIntervalSince1970: Double(instant.nanosecondsSinceEpoch) / 1e9)
         let timeZone = zone == "UTC" ? nil : TimeZone(identifier: zone)

@@ -24,6 +24,7 @@ struct WebPages {
         registerAccountFormPages(pages)
         registerGroupFormPages(pages)
         registerFriendPages(pages)
+        registerSocialPages(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
                 Response(
