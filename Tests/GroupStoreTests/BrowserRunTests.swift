@@ -93,7 +93,7 @@ struct BrowserRunTests {
                 let refused = try await browser.text(results[1])
                 #expect(
                     refused.hasPrefix("<img src=x onerror=alert(1)>.fit: the FIT file cannot be read"), "\(refused)")
-                #expect(try await browser.all("img").isEmpty, "the file's name is text, not markup")
+                #expect(try await browser.count("img") == 0, "the file's name is text, not markup")
                 try await look.check("upload-results")
 
                 try await browser.click("#results a")
@@ -122,6 +122,7 @@ struct BrowserRunTests {
                 try await browser.open(origin + "/feed")
                 #expect(try await browser.all("#feed li").count == 1)
                 try await look.check("feed")
+                try await Self.friendsMeet(browser, &look, origin: origin, run: page)
 
                 // Settings: export everything, then delete the account.
                 try await browser.open(origin + "/settings")
@@ -154,6 +155,58 @@ struct BrowserRunTests {
             }
             await browser.close()
         }
+    }
+
+    static func signIn(_ browser: Browser, _ origin: String, _ name: String) async throws {
+        try await browser.click("form[action='/logout'] button")
+        try await browser.waitFor("the sign-in page") { $0.hasPrefix(origin + "/login") }
+        try await browser.type(name, into: "#login")
+        try await browser.type("correct horse battery", into: "#password")
+        try await browser.click("form[action^='/login'] button")
+        try await browser.waitFor("the home page") { $0 == origin + "/" }
+    }
+
+    /// Ada accepts bob's ask, finds his run in her feed, gives kudos and a comment; cleo, who
+    /// is neither, finds nothing of it; bob, back, sees both counted on his home page.
+    static func friendsMeet(_ browser: Browser, _ look: inout Look, origin: String, run: String) async throws {
+        try await signIn(browser, origin, "ada")
+        try await browser.open(origin + "/friends")
+        try await browser.click("#asking form[action$='/accept'] button")
+        try await browser.waitFor("the friends page with a notice") { $0.hasSuffix("/friends?done=accept") }
+        #expect(try await browser.text("#friends li").hasPrefix("bob"))
+        try await browser.open(origin + "/feed")
+        try await browser.click("#feed a[href='\(run.dropFirst(origin.count))']")
+        try await browser.waitFor("bob's run") { $0 == run }
+        #expect(try await browser.text("main p.muted") == "By bob")
+        #expect(try await browser.count("a[download]") == 0, "no downloads of another's run")
+        #expect(try await browser.count("#route polyline.track") > 0, "ada sees the map")
+        #expect(try await browser.count("#route circle.start") == 0, "the route's ends are bob's alone")
+        try await browser.click("#responses form[action$='/kudos'] button")
+        try await browser.waitFor("kudos given") { $0 == run + "#responses" }
+        #expect(try await browser.text("#responses .kudos") == "1 kudos, from ada.")
+        try await browser.type("Strong finish <b>bob</b>!\nSee you Tuesday.", into: "#comment-text")
+        try await browser.click("#comment button")
+        try await browser.waitFor("the comment") { $0.hasPrefix(run + "#comment-") }
+        #expect(try await browser.text(".comments .text") == "Strong finish <b>bob</b>!\nSee you Tuesday.")
+        try await look.check("run-friend")
+
+        try await browser.click("form[action='/logout'] button")
+        try await browser.waitFor("the sign-in page") { $0.hasPrefix(origin + "/login") }
+        try await browser.open(origin + "/signup")
+        try await signUp(browser, "cleo")
+        try await browser.waitFor("the first-visit page") { $0 == origin + "/welcome" }
+        try await browser.open(run)
+        #expect(try await browser.text("h1") == "No such run")
+        try await look.check("run-not-seen")
+        try await browser.open(origin + "/feed")
+        #expect(try await browser.count("#feed li") == 0, "nothing of bob's or ada's")
+
+        try await signIn(browser, origin, "bob")
+        #expect(try await browser.text("#reactions h2") == "2 new kudos and comments on your runs")
+        try await look.check("home-reactions")
+        try await browser.click("#reactions button")
+        try await browser.waitFor("the home page") { $0 == origin + "/" }
+        #expect(try await browser.count("#reactions") == 0)
     }
 
     static func signUp(_ browser: Browser, _ name: String) async throws {

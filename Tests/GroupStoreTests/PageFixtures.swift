@@ -389,11 +389,11 @@ extension PageMakers {
         page.actions = page.actions.map {
             .init(downloads: $0.downloads.map(link), delete: t($0.delete), audience: audience($0.audience))
         }
-        page.groups = .init(
-            counted: page.groups.counted.map {
-                .init(group: link($0.group), distance: t($0.distance), baton: $0.baton)
-            },
-            notCounted: page.groups.notCounted.map(t))
+        page.groups = page.groups.map { groups in
+            .init(
+                counted: groups.counted.map { .init(group: link($0.group), distance: t($0.distance), baton: $0.baton) },
+                notCounted: groups.notCounted.map(t))
+        }
         page.unreadable = page.unreadable.map(t)
         return page
     }

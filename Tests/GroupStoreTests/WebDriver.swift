@@ -137,6 +137,11 @@ final class Browser: @unchecked Sendable {
         return (found as? [[String: Any]] ?? []).compactMap { ($0.values.first as? String).map(Element.init) }
     }
 
+    /// How many elements match now, without the implicit wait `all` spends when none do.
+    func count(_ selector: String) async throws -> Int {
+        try await script("return document.querySelectorAll(arguments[0]).length", [selector]) as? Int ?? -1
+    }
+
     /// The element's rendered text, as a person sees it (entities decoded, whitespace collapsed).
     func text(_ element: Element) async throws -> String {
         try await command("GET", "element/\(element.id)/text") as? String ?? ""

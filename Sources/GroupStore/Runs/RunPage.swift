@@ -19,7 +19,8 @@ struct RunPage: PageModel {
     var actions: Actions?
     /// Who ran it (on another person's page), kudos and comments.
     var social: RunSocial
-    var groups: Groups
+    /// Where it counted; for another person, only shown when it counted in one of their groups.
+    var groups: Groups?
     /// Said when the stored file can no longer be read (a reader that changed since).
     var unreadable: String?
 
@@ -123,8 +124,12 @@ extension RunPage {
                 group: Link(href: SitePath.group(count.groupID).path, label: count.groupName),
                 distance: units.distance(meters: Double(count.distanceMM) / 1000), baton: count.legID != nil)
         }
-        groups = Groups(
-            counted: counted, notCounted: notCounted.map { "\($0.groupName): not counted, as \($0.reason.sentence)." })
+        groups =
+            runner != nil && counted.isEmpty
+            ? nil
+            : Groups(
+                counted: counted,
+                notCounted: notCounted.map { "\($0.groupName): not counted, as \($0.reason.sentence)." })
         guard let facts else {
             stats.append(Stat(label: "Time", value: Units.clock(timer)))
             stats.append(Stat(label: "Pace", value: units.pace(seconds: timer, meters: meters)))
