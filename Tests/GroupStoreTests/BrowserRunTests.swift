@@ -189,6 +189,11 @@ struct BrowserRunTests {
         try await browser.waitFor("the comment") { $0.hasPrefix(run + "#comment-") }
         #expect(try await browser.text(".comments .text") == "Strong finish <b>bob</b>!\nSee you Tuesday.")
         try await look.check("run-friend")
+        try await browser.click("main p.muted a")
+        try await browser.waitFor("bob's page") { $0 == origin + "/people/bob" }
+        #expect(try await browser.text("#totals li:first-child .v") == "1")
+        #expect(try await browser.text("main").contains("You and bob are friends."))
+        try await look.check("person")
 
         try await browser.click("form[action='/logout'] button")
         try await browser.waitFor("the sign-in page") { $0.hasPrefix(origin + "/login") }

@@ -47,11 +47,11 @@ struct FriendPageTests {
 
             // The friend's run in the feed (bob's default lets friends see it), with its page.
             let feed = try await client.call(.get, "/feed", headers: [.cookie: adaCookie]).text
-            #expect(feed.contains("<strong>bob</strong>") && feed.contains("href=\"/runs/\(run)\""))
+            #expect(feed.contains(">bob</a></strong>") && feed.contains("href=\"/runs/\(run)\""))
             let mine = try await AccountPageTests.post(client, "/feed/scope", ["scope": "mine"], cookie: adaCookie)
             #expect(mine.status == .seeOther && mine.headers[.location] == "/feed")
             let own = try await client.call(.get, "/feed", headers: [.cookie: adaCookie]).text
-            #expect(!own.contains("<strong>bob</strong>") && own.contains("value=\"everyone\""), "remembered")
+            #expect(!own.contains(">bob</a></strong>") && own.contains("value=\"everyone\""), "remembered")
             _ = try await AccountPageTests.post(client, "/feed/scope", ["scope": "everyone"], cookie: adaCookie)
             #expect(
                 try await client.call(.get, "/feed?after=nonsense", headers: [.cookie: adaCookie]).status
@@ -60,7 +60,9 @@ struct FriendPageTests {
             // Blocking from the page: the run leaves the feed; unblocking does not bring the friendship back.
             let blocked = try await client.call(.post, "/friends/\(bobID)/block", headers: [.cookie: adaCookie])
             #expect(blocked.status == .seeOther && blocked.headers[.location] == "/friends?done=block")
-            #expect(!(try await client.call(.get, "/feed", headers: [.cookie: adaCookie]).text.contains("<strong>bob")))
+            #expect(
+                !(try await client.call(.get, "/feed", headers: [.cookie: adaCookie]).text.contains(">bob</a></strong>"))
+            )
             #expect(
                 try await client.call(.post, "/friends/\(bobID)/unblock", headers: [.cookie: adaCookie]).status
                     == .seeOther)

@@ -48,6 +48,9 @@ struct PageFixture: Sendable {
             PageFixture(name: "run", model: try f.run(.outdoor)),
             PageFixture(name: "run-indoor", model: try f.run(.indoor)),
             PageFixture(name: "run-friend", model: try f.run(.friend)),
+            PageFixture(name: "person", model: try f.person(own: false)),
+            PageFixture(name: "person-own", model: try f.person(own: true)),
+            PageFixture(name: "person-friend", model: try f.person(own: false, friends: true)),
             PageFixture(name: "run-friend-no-map", model: try f.run(.friendNoMap)),
             PageFixture(name: "run-unreadable", model: try f.run(.unreadable)),
             PageFixture(name: "run-tiles", model: try f.run(.tiles)),
@@ -362,7 +365,7 @@ extension PageMakers {
             maximumHeartRate: state == .tiles ? 190 : nil,
             runner: [.friend, .friendNoMap].contains(state) ? "bob" : nil, mapShown: state != .friendNoMap)
         page.frame = frame(page.frame.title, viewer: "ada")
-        page.social = social(state, runner: page.social.runner)
+        page.social = social(state, runner: page.social.runner?.label)
         page.stats = page.stats.map { .init(label: t($0.label), value: t($0.value)) }
         page.map = page.map.map(map)
         page.noMap = page.noMap.map(t)
@@ -415,14 +418,14 @@ extension PageMakers {
             comments: [.outdoor, .friend].contains(state) ? comments : [],
             viewer: state == .friendNoMap ? nil : ada, owner: ![.friend, .friendNoMap].contains(state),
             reader: .standard)
-        social.runner = social.runner.map(t)
+        social.runner = social.runner.map(link)
         social.kudos = t(social.kudos)
         social.kudosButton = social.kudosButton.map {
             .init(action: t($0.action), value: t($0.value), label: t($0.label))
         }
         social.comments = social.comments.map {
             .init(
-                id: t($0.id), author: t($0.author), when: TimeText(iso: t($0.when.iso), text: t($0.when.text)),
+                id: t($0.id), author: link($0.author), when: TimeText(iso: t($0.when.iso), text: t($0.when.text)),
                 text: t($0.text), edited: $0.edited, edit: $0.edit.map(t), delete: $0.delete.map(t))
         }
         social.comment = social.comment.map(t)
@@ -524,8 +527,26 @@ extension PageMakers {
             id: 1, email: "ada@example.org", username: "ada", passwordHash: "", created: PageFixture.now)
         account.units = "mi"
         account.maximumHeartRate = notice ? 188 : nil
-        var page = SettingsPage(account: account, packs: packs(notice), runs: 12, groups: notice ? 2 : 0)
+        var profile = Profile()
+        if notice {
+            profile.values = [.nickname: "Ada <L>", .height: "168", .weight: "58.5", .gender: "woman"]
+            profile.levels = [.nickname: .public, .height: .friends]
+        }
+        var page = SettingsPage(
+            account: account, packs: packs(notice), runs: 12, groups: notice ? 2 : 0, profile: profile,
+            now: PageFixture.now)
         page.frame = frame("Settings", viewer: "ada", current: .settings)
+        page.profile.action = t(page.profile.action)
+        page.profile.fields = page.profile.fields.map { field in
+            var field = field
+            (field.name, field.label, field.value, field.who) = (
+                t(field.name), t(field.label), t(field.value), t(field.who)
+            )
+            field.number = field.number.map { .init(min: t($0.min), max: t($0.max), step: t($0.step)) }
+            field.menu = field.menu.map { .init(choices: $0.choices.map(choice)) }
+            field.levels = field.levels.map(choice)
+            return field
+        }
         page.preferences = preferences(next: "/settings")
         if notice {
             page.notice = t("Saved your username and email.")
@@ -538,6 +559,40 @@ extension PageMakers {
         page.heart = .init(action: t(page.heart.action), maximum: t(page.heart.maximum))
         page.audience = audience(page.audience)
         page.delete = .init(action: t(page.delete.action), consequence: t(page.delete.consequence))
+        return page
+    }
+
+    func choice(_ c: Preferences.Choice) -> Preferences.Choice {
+        Preferences.Choice(value: t(c.value), label: t(c.label), selected: c.selected)
+    }
+
+    /// bob's page as ada sees it (a friend: nickname, height; not asked yet: the button), and
+    /// ada's own page without runs.
+    func person(own: Bool, friends: Bool = false) throws -> PersonPage {
+        let run = try Self.storedRun
+        let person = SeenPerson(
+            id: 2, username: own ? "ada" : "bob", relation: .init(isOwner: own, isFriend: friends),
+            friendship: friends ? .friends : nil,
+            fields: own ? [] : [(.nickname, "Bobby <B>"), (.height, "181"), (.gender, "man")],
+            totals: .init(runs: own ? 0 : 12, distanceMM: 84_000_000, timerMS: 30_000_000, longestMM: 21_100_000),
+            recent: own ? [] : [run])
+        var page = PersonPage(person, reader: .standard, viewer: "ada")
+        page.frame = frame(page.frame.title, viewer: "ada")
+        (page.avatar.initials, page.avatar.colour, page.avatar.label) = (
+            t(page.avatar.initials), t(page.avatar.colour), t(page.avatar.label)
+        )
+        page.username = t(page.username)
+        page.fields = page.fields.map { .init(label: t($0.label), value: t($0.value)) }
+        page.totals = page.totals.map { .init(label: t($0.label), value: t($0.value)) }
+        page.runs = page.runs.map {
+            .init(
+                href: t($0.href), date: TimeText(iso: t($0.date.iso), text: t($0.date.text)), sport: t($0.sport),
+                distance: t($0.distance), time: t($0.time), pace: t($0.pace), heartRate: t($0.heartRate))
+        }
+        page.friendship = page.friendship.map(t)
+        page.ask = page.ask.map { .init(action: t($0.action), username: t($0.username)) }
+        page.edit = page.edit.map(t)
+        page.empty = t(page.empty)
         return page
     }
 
@@ -630,7 +685,7 @@ extension PageMakers {
         page.scope.action = t(page.scope.action)
         page.rows = page.rows.map {
             .init(
-                runner: t($0.runner), mine: $0.mine, href: t($0.href),
+                runner: t($0.runner), person: t($0.person), mine: $0.mine, href: t($0.href),
                 when: TimeText(iso: t($0.when.iso), text: t($0.when.text)), sport: t($0.sport),
                 distance: t($0.distance), time: t($0.time), pace: t($0.pace), responses: $0.responses.map(t))
         }
@@ -655,7 +710,7 @@ extension PageMakers {
         page.ask = t(page.ask)
         let person = { (p: FriendsPage.Person) in
             FriendsPage.Person(
-                name: t(p.name),
+                name: t(p.name), href: t(p.href),
                 actions: p.actions.map { .init(action: t($0.action), label: t($0.label), quiet: $0.quiet) })
         }
         (page.friends, page.asking, page.asked, page.blocked) = (

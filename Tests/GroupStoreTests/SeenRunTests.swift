@@ -78,7 +78,8 @@ struct SeenRunTests {
                         let owner = viewer == "ada"
                         #expect(page.contains("/download") == owner, "\(what): downloads")
                         #expect(page.contains("action=\"\(path)/visibility\"") == owner, "\(what): the form")
-                        #expect(page.contains("By <strong>ada</strong>") == !owner, "\(what)")
+                        #expect(
+                            page.contains("By <strong><a href=\"/people/ada\">ada</a></strong>") == !owner, "\(what)")
                         #expect(page.contains("Night owls") == ["ada", "cleo"].contains(viewer), "\(what): groups")
                         let drawn = try Self.drawnPositions(page)
                         #expect(!drawn.isEmpty == seen.contains(map), "\(what): the map")

@@ -69,6 +69,9 @@ struct SettingsPageTests {
             let me = try await client.call(.get, "/v1/me", token: ada)
             #expect(me.json["username"] as? String == "ada2" && me.json["email"] as? String == "ada@new.example.org")
 
+            _ = try await AccountPageTests.post(
+                client, "/settings/profile", ["nickname": "Ada", "nickname_visibility": "public"], cookie: cookie)
+            _ = try await client.call(.post, "/v1/runs/\(run)/comments", token: ada, json: ["text": "Felt easy"])
             let export = try await client.call(.get, "/settings/export", headers: [.cookie: cookie])
             #expect(export.status == .ok && export.headers[.contentType] == "application/zip")
             let names = ZipReading.names(Array(export.body))
@@ -88,11 +91,12 @@ struct SettingsPageTests {
                 URL(fileURLWithPath: "/usr/bin/env"),
                 [
                     "python3", "-c",
-                    "import json, sys, zipfile; a = json.load(zipfile.ZipFile(sys.argv[1]).open('account.json')); print(a['max_heart_rate_bpm'], a['new_runs_visibility'], a['runs'][0]['visibility'], len(a['friends']))",
+                    "import json, sys, zipfile; a = json.load(zipfile.ZipFile(sys.argv[1]).open('account.json')); print(a['max_heart_rate_bpm'], a['new_runs_visibility'], a['runs'][0]['visibility'], len(a['friends']), a['profile']['nickname']['visibility'], a['comments'][0]['text'])",
                     zipped.file("export.zip").path,
                 ])
             #expect(
-                account.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "190 groups groups 0",
+                account.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "190 groups groups 0 public Felt easy",
                 "\(account.stderr)")
             // Cleared: each run's own highest again.
             _ = try await AccountPageTests.post(client, "/settings/heart-rate", ["maximum": ""], cookie: cookie)

@@ -65,6 +65,14 @@ extension WebPages {
                 accountJSON["friends"] = try await repository.friends(account.id).map {
                     ["username": $0.username, "status": $0.status.rawValue]
                 }
+                let profile = try await repository.profile(account: account.id)
+                accountJSON["profile"] = Dictionary(
+                    uniqueKeysWithValues: profile.values.map { field, value in
+                        (field.rawValue, ["value": value, "visibility": profile.level(field).rawValue])
+                    })
+                accountJSON["comments"] = try await repository.commentsWritten(account: account.id).map {
+                    ["run": $0.run, "text": $0.text, "created_at": iso($0.created)]
+                }
                 let groups = try await repository.groups(account: account.id).map { group -> [String: Any] in
                     [
                         "name": group.name, "goal_m": Double(group.goalMM) / 1000,

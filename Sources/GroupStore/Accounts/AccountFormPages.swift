@@ -170,6 +170,7 @@ extension WebPages {
         "preferences": "Saved: every page now shows your units and time zone.",
         "account": "Saved your username and email.",
         "heart-rate": "Saved: every run's heart-rate zones now come from your maximum.",
+        "profile": "Saved: your profile shows each part to the people you chose.",
         "visibility": "Saved: your new runs are seen as you chose. Each run you stored before keeps its own choice.",
         "password": "Changed your password: your other sessions ended and your packs were unlinked.",
     ]
@@ -187,7 +188,8 @@ extension WebPages {
         return SettingsPage(
             account: account, packs: PacksPart(devices, now: services.now(), zone: account.timeZone),
             runs: try await repository.runCount(account: account.id),
-            groups: try await repository.groups(account: account.id).count)
+            groups: try await repository.groups(account: account.id).count,
+            profile: try await repository.profile(account: account.id), now: services.now())
     }
 
     /// Runs a change that asks for the password; then to the settings with a notice (`done`), or,

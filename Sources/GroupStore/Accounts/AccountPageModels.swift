@@ -93,6 +93,7 @@ struct SettingsPage: PageModel {
     var error: String?
     var preferences: Preferences
     var heart: HeartForm
+    var profile: ProfileForm
     var audience: AudienceForm
     var account: AccountForm
     var password = SitePath.settingsPassword.path
@@ -117,8 +118,9 @@ struct SettingsPage: PageModel {
         var consequence: String
     }
 
-    init(account: Account, packs: PacksPart, runs: Int, groups: Int) {
+    init(account: Account, packs: PacksPart, runs: Int, groups: Int, profile: Profile = Profile(), now: WallInstant) {
         frame = Frame("Settings", viewer: account.username, current: .settings)
+        self.profile = ProfileForm(profile, now: now)
         preferences = Preferences(Reader(account), next: SitePath.settings.path)
         heart = HeartForm(maximum: account.maximumHeartRate.map(String.init) ?? "")
         audience = AudienceForm(

@@ -51,6 +51,10 @@ enum SitePath: Equatable {
     case commentDelete(String, Int64)
     /// POST: the runner has seen the new kudos and comments on their runs.
     case responsesSeen
+    /// A person's page, by username.
+    case person(String)
+    /// POST: the settings' profile form.
+    case settingsProfile
     case settingsAccount
     case settingsPassword
     case deleteAccount
@@ -104,6 +108,8 @@ enum SitePath: Equatable {
         case .commentEdit(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/edit"
         case .commentDelete(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/delete"
         case .responsesSeen: "/responses/seen"
+        case .person(let username): "/people/" + Self.percentEncode(username)
+        case .settingsProfile: "/settings/profile"
         case .settingsAccount: "/settings/account"
         case .settingsPassword: "/settings/password"
         case .deleteAccount: "/settings/delete"

@@ -28,6 +28,8 @@ struct FeedPage: PageModel {
 
     struct Row: Sendable, Equatable {
         var runner: String
+        /// The runner's page.
+        var person: String
         var mine: Bool
         /// The run's page.
         var href: String
@@ -52,7 +54,7 @@ struct FeedPage: PageModel {
             let seconds = Double(run.timerMS) / 1000
             let mine = runner == viewer
             return Row(
-                runner: runner, mine: mine, href: SitePath.run(run.uuid).path,
+                runner: runner, person: SitePath.person(runner).path, mine: mine, href: SitePath.run(run.uuid).path,
                 when: PageFormat.time(run.started, zone: reader.zone), sport: RunPage.sportName(run.sport),
                 distance: units.distance(meters: meters), time: Units.clock(seconds),
                 pace: units.pace(seconds: seconds, meters: meters),
@@ -91,6 +93,7 @@ struct FriendsPage: PageModel {
 
     struct Person: Sendable, Equatable {
         var name: String
+        var href: String
         var actions: [Button]
     }
 
@@ -107,7 +110,7 @@ struct FriendsPage: PageModel {
         frame = Frame("Friends", viewer: viewer, current: .friends)
         func person(_ id: Int64, _ name: String, _ actions: [(FriendAction, String)]) -> Person {
             Person(
-                name: name,
+                name: name, href: SitePath.person(name).path,
                 actions: actions.map {
                     Button(action: SitePath.friendAction(id, $0.0).path, label: $0.1, quiet: $0.0 != .accept)
                 })

@@ -81,6 +81,14 @@ extension WebPages {
             page = RunPage(
                 run: run, counts: seen.counts, notCounted: seen.notCounted, facts: facts, reader: reader,
                 viewer: account.username, tiles: tiles, maximumHeartRate: account.maximumHeartRate)
+            let profile = try await services.repository.profile(account: account.id)
+            if let kcal = Energy.kilocalories(
+                sport: run.sport, meters: Double(run.distanceMM) / 1000,
+                minutes: (facts?.summary.moving ?? Double(run.timerMS) / 1000) / 60,
+                averageHeartRate: facts?.summary.averageHeartRate, profile: profile, at: run.started)
+            {
+                page.stats.append(RunPage.Stat(label: "Energy (estimate)", value: "\(Int(kcal.rounded())) kcal"))
+            }
         } else {
             page = RunPage(
                 run: run, counts: seen.counts, notCounted: [], facts: facts, reader: reader,

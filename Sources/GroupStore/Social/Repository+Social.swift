@@ -248,6 +248,23 @@ extension StoreRepository {
         }
     }
 
+    /// Every comment the person wrote, oldest first, with its run's uuid: for the export.
+    func commentsWritten(account: Int64) async throws -> [(run: String, text: String, created: WallInstant)] {
+        try await read { db in
+            try await db.query(
+                """
+                SELECT run.uuid, comment.body, comment.created_ns FROM comment JOIN run ON run.id = comment.run_id
+                WHERE comment.account_id = ? ORDER BY comment.id
+                """, account
+            ).map {
+                (
+                    try $0.text("uuid"), try $0.text("body"),
+                    WallInstant(nanosecondsSinceEpoch: try $0.int("created_ns"))
+                )
+            }
+        }
+    }
+
     /// Marks every kudos and comment on the runner's runs until `now` as seen.
     func markResponsesSeen(account: Int64, now: WallInstant) async throws {
         try await write { db in

@@ -5,7 +5,8 @@ import Hummingbird
 /// The people on a run's page: whose run it is (on another person's page), its kudos and
 /// comments, and the forms the viewer may use.
 struct RunSocial: Sendable, Equatable {
-    var runner: String?
+    /// The runner and their page, on another person's page.
+    var runner: Link?
     /// "2 kudos, from bob and cleo", or that there are none.
     var kudos = ""
     var kudosButton: Button?
@@ -24,7 +25,7 @@ struct RunSocial: Sendable, Equatable {
 
     struct Comment: Sendable, Equatable {
         var id: String
-        var author: String
+        var author: Link
         var when: TimeText
         var text: String
         var edited: Bool
@@ -34,14 +35,14 @@ struct RunSocial: Sendable, Equatable {
         var delete: String?
     }
 
-    init(runner: String?) { self.runner = runner }
+    init(runner: String?) { self.runner = runner.map { Link(href: SitePath.person($0).path, label: $0) } }
 
     /// What `viewer` (nil: nobody signed in) is shown of the kudos and comments on `uuid`.
     init(
         runner: String?, uuid: String, kudos: RunKudos, comments: [StoredComment], viewer: Account?, owner: Bool,
         reader: Reader
     ) {
-        self.runner = runner
+        self.runner = runner.map { Link(href: SitePath.person($0).path, label: $0) }
         self.kudos =
             kudos.count == 0
             ? "No kudos yet."
@@ -54,7 +55,8 @@ struct RunSocial: Sendable, Equatable {
         self.comments = comments.map { comment in
             let mine = comment.authorID == viewer?.id
             return Comment(
-                id: "comment-\(comment.id)", author: comment.author,
+                id: "comment-\(comment.id)",
+                author: Link(href: SitePath.person(comment.author).path, label: comment.author),
                 when: PageFormat.time(comment.created, zone: reader.zone), text: comment.text,
                 edited: comment.edited != nil, edit: mine ? SitePath.commentEdit(uuid, comment.id).path : nil,
                 delete: mine || owner ? SitePath.commentDelete(uuid, comment.id).path : nil)

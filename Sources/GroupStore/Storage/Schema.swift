@@ -321,6 +321,19 @@ enum Schema {
                 CREATE INDEX comment_account ON comment (account_id);
                 ALTER TABLE account ADD COLUMN responses_seen_ns INT NOT NULL DEFAULT 0
                 """),
+        // A person's profile (People/Profile.swift): one row per field they filled in, each with
+        // who sees it; a field left empty has no row.
+        Migration(
+            version: 15, name: "profiles",
+            sql: """
+                CREATE TABLE profile_field (
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    field TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    visibility TEXT NOT NULL DEFAULT 'private',
+                    PRIMARY KEY (account_id, field)
+                )
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.

@@ -25,6 +25,8 @@ struct WebPages {
         registerGroupFormPages(pages)
         registerFriendPages(pages)
         registerSocialPages(pages)
+        registerPeoplePages(pages)
+        registerProfileForm(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
                 Response(

@@ -1,0 +1,91 @@
+import Crypto
+import Foundation
+import HandoffModel
+import Hummingbird
+
+/// A person's page (`/people/{username}`): their avatar and name, the profile fields and totals
+/// the viewer may see, their recent runs the viewer may see, and where the two stand as friends.
+struct PersonPage: PageModel {
+    static let template = "person"
+    var frame: Frame
+    var avatar: Avatar
+    var username: String
+    var fields: [RunPage.Stat]
+    var totals: [RunPage.Stat]
+    var runs: [RunListPage.Row]
+    /// Where the two stand as friends, and the button that moves it on.
+    var friendship: String?
+    var ask: Ask?
+    /// On the person's own page: where to change it.
+    var edit: String?
+    var empty: String
+
+    struct Ask: Sendable, Equatable {
+        var action: String
+        var username: String
+    }
+
+    init(_ person: SeenPerson, reader: Reader, viewer: String) {
+        let nickname = person.fields.first { $0.0 == .nickname }?.1
+        frame = Frame(nickname ?? person.username, viewer: viewer)
+        avatar = Avatar(person.username, name: nickname ?? person.username)
+        username = person.username
+        fields = person.fields.filter { $0.0 != .nickname }.map {
+            RunPage.Stat(label: $0.0.noun.prefix(1).uppercased() + $0.0.noun.dropFirst(), value: $0.0.shown($0.1))
+        }
+        let units = reader.units
+        let totals = person.totals
+        self.totals = [
+            RunPage.Stat(label: "Runs", value: String(totals.runs)),
+            RunPage.Stat(label: "Distance", value: PageFormat.distance(totals.distanceMM, units)),
+            RunPage.Stat(label: "Time", value: Units.clock(Double(totals.timerMS) / 1000)),
+            RunPage.Stat(label: "Longest run", value: PageFormat.distance(totals.longestMM, units)),
+        ]
+        runs = RunListPage(runs: person.recent, next: nil, reader: reader, viewer: viewer).rows
+        let name = person.username
+        if person.relation.isOwner {
+            edit = SitePath.settings.path + "#profile"
+        } else {
+            switch person.friendship {
+            case .friends: friendship = "You and \(name) are friends."
+            case .asked: friendship = "You asked \(name) to be friends."
+            case .asking: friendship = "\(name) asked to be your friend: answer on your friends page."
+            case nil: ask = Ask(action: SitePath.friends.path, username: name)
+            }
+        }
+        empty =
+            person.relation.isOwner
+            ? "You have no runs yet." : "\(name) has no runs you may see: each runner chooses who sees theirs."
+    }
+}
+
+/// A person's picture until photos arrive: their initials on a colour taken from their username,
+/// white on each colour at a contrast of at least 4.5:1.
+struct Avatar: Sendable, Equatable {
+    static let colours = ["#1f5f8b", "#8b3a1f", "#2f6b2f", "#6b2f6b", "#7a5200", "#1f6b66", "#5a4a8b", "#8b1f4a"]
+    var initials: String
+    var colour: String
+    var label: String
+
+    init(_ username: String, name: String) {
+        let letters = name.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(2).compactMap(\.first)
+        initials = (letters.isEmpty ? "?" : String(letters)).uppercased()
+        let digest = Array(SHA256.hash(data: Data(username.utf8)))
+        colour = Self.colours[Int(digest[0]) % Self.colours.count]
+        label = "\(name)'s initials"
+    }
+}
+
+extension WebPages {
+    func registerPeoplePages(_ router: PageRouter) {
+        router.signedIn(.get, "/people/:username", next: { $0.uri.path }) { _, context, account in
+            let username = context.parameters.get("username") ?? ""
+            guard let person = try await services.repository.person(username: username, viewer: account.id) else {
+                return Self.message(
+                    "No such person", "Nobody you may see has the username \(username).", status: .notFound,
+                    account: account, link: Link(href: SitePath.friends.path, label: "Your friends"))
+            }
+            return Self.render(PersonPage(person, reader: Reader(account), viewer: account.username))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import HTTPTypes
+import HandoffAPI
+import HandoffModel
+import Testing
+
+@testable import GroupStore
+
+/// Profiles: the settings' form, each field seen only by whom its owner chose, a person's page
+/// with totals over the runs the viewer may see, and the energy estimate on the runner's own page.
+@Suite("Profiles and people's pages")
+struct PeopleTests {
+    /// The fields each viewer sees of bob's, written out by hand: nickname public, height
+    /// friends, weight groups, gender private, birth year groups.
+    static let seen: [String: [String]] = [
+        "bob": ["Height", "Weight", "Gender", "Birth year"],
+        "ada": ["Height", "Weight", "Birth year"],
+        "cleo": ["Weight", "Birth year"],
+        "dan": [],
+    ]
+
+    @Test(
+        "Each viewer sees the profile fields and runs bob lets them, totals over those runs only; blocked is the 404 of nobody",
+        arguments: Backend.available)
+    func pages(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            var tokens: [String: String] = [:]
+            for name in ["ada", "bob", "cleo", "dan", "eve"] { tokens[name] = try await client.signUp(name) }
+            let bob = tokens["bob"]!
+            _ = try await client.call(.post, "/v1/friends", token: bob, json: ["username": "ada"])
+            _ = try await client.call(.post, "/v1/friends/bob/accept", token: tokens["ada"]!)
+            let (_, invite) = try await client.createGroup(bob)
+            try await client.join(tokens["cleo"]!, invite)
+            _ = try await client.call(.post, "/v1/blocks", token: bob, json: ["username": "eve"])
+            var cookies: [String: String] = [:]
+            for name in tokens.keys { cookies[name] = try await client.webSignIn(name).cookie }
+
+            // The form: each refusal says why and keeps what was typed.
+            let good: [String: String] = [
+                "nickname": "Bobby <B>", "nickname_visibility": "public", "height_cm": "181",
+                "height_cm_visibility": "friends", "weight_kg": "80,0", "weight_kg_visibility": "groups",
+                "gender": "man", "gender_visibility": "private", "birth_year": "1990",
+                "birth_year_visibility": "groups",
+            ]
+            for (field, bad, words) in [
+                ("height_cm", "99", "from 100 to 250"), ("weight_kg", "heavy", "kilograms from 30"),
+                ("gender", "robot", "woman, man, nonbinary"), ("birth_year", "1899", "from 1900"),
+                ("nickname", String(repeating: "b", count: 41), "at most 40"),
+                ("nickname_visibility", "everyone", "private, friends, groups or public"),
+            ] {
+                var form = good
+                form[field] = bad
+                let refused = try await AccountPageTests.post(
+                    client, "/settings/profile", form, cookie: cookies["bob"]!)
+                #expect(refused.status == .unprocessableContent && refused.text.contains(words), "\(field)")
+                #expect(
+                    ["everyone", "robot"].contains(bad) || refused.text.contains("value=\"\(bad)\""), "\(field) kept")
+            }
+            let saved = try await AccountPageTests.post(client, "/settings/profile", good, cookie: cookies["bob"]!)
+            #expect(saved.status == .seeOther && saved.headers[.location] == "/settings?done=profile")
+            let settings = try await client.call(.get, "/settings", headers: [.cookie: cookies["bob"]!]).text
+            #expect(settings.contains("value=\"80\"") && settings.contains("value=\"Bobby &lt;B&gt;\""))
+
+            // bob's runs: one public, one for friends, one his alone.
+            var uuids: [String: String] = [:]
+            for (index, level) in ["public", "friends", "private"].enumerated() {
+                let uuid = UUID().uuidString.lowercased()
+                let start = harness.clock.now.advanced(
+                    byNanoseconds: Int64(index * 1_000 - 7_200) * nanosecondsPerSecond)
+                #expect(try await client.upload(bob, uuid: uuid, file: RunFiles.fit(start: start)).status == .created)
+                _ = try await client.call(.patch, "/v1/runs/\(uuid)", token: bob, json: ["visibility": level])
+                uuids[level] = uuid
+            }
+            let runsSeen: [String: [String]] = [
+                "bob": ["public", "friends", "private"], "ada": ["public", "friends"], "cleo": ["public"],
+                "dan": ["public"],
+            ]
+            for (viewer, fields) in Self.seen {
+                let reply = try await client.call(.get, "/people/bob", headers: [.cookie: cookies[viewer]!])
+                #expect(reply.status == .ok, "\(viewer)")
+                let page = reply.text
+                #expect(page.contains("<h1>Bobby &lt;B&gt;</h1>"), "\(viewer): the nickname is public")
+                for field in ["Height", "Weight", "Gender", "Birth year"] {
+                    #expect(
+                        page.contains("<span class=\"k\">\(field)</span>") == fields.contains(field),
+                        "\(viewer): \(field)")
+                }
+                let runs = runsSeen[viewer]!
+                #expect(
+                    page.contains("<span class=\"k\">Runs</span> <span class=\"v\">\(runs.count)</span>"), "\(viewer)")
+                for (level, uuid) in uuids {
+                    #expect(page.contains("/runs/\(uuid)") == runs.contains(level), "\(viewer): the \(level) run")
+                }
+            }
+            let nobody = try await client.call(.get, "/people/nobody", headers: [.cookie: cookies["eve"]!])
+            let blocked = try await client.call(.get, "/people/bob", headers: [.cookie: cookies["eve"]!])
+            #expect(nobody.status == .notFound && blocked.status == .notFound)
+            #expect(blocked.text == nobody.text.replacingOccurrences(of: "nobody", with: "bob"))
+            #expect(try await client.call(.get, "/people/bob").status == .seeOther, "signed out: to sign in")
+            let asks = try await client.call(.get, "/people/bob", headers: [.cookie: cookies["dan"]!]).text
+            #expect(asks.contains("Ask bob to be friends"))
+
+            // The energy estimate on bob's own page only: Keytel et al. (2005) for a man.
+            let own = try await client.call(.get, "/runs/\(uuids["public"]!)", headers: [.cookie: cookies["bob"]!]).text
+            let year = CivilTime(harness.clock.now).year
+            let age = Double(year - 1990)
+            let minutes = 10.0
+            let kcal = (-55.0969 + 0.6309 * 150 + 0.1988 * 80 + 0.2017 * age) / 4.184 * minutes
+            #expect(own.contains("Energy (estimate)</span> <span class=\"v\">\(Int(kcal.rounded())) kcal"), "\(kcal)")
+            let theirs = try await client.call(.get, "/runs/\(uuids["public"]!)", headers: [.cookie: cookies["ada"]!])
+            #expect(theirs.status == .ok && !theirs.text.contains("Energy"))
+        }
+    }
+}
