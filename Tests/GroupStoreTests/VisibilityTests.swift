@@ -201,6 +201,32 @@ struct VisibilityTests {
                         if seen != expected { return }
                     }
                 }
+                // The feed, by either of its plans, pages through exactly the circle's runs the
+                // rule allows: own, friends', and those counted in the viewer's groups.
+                for viewer in world.accounts {
+                    let visible = world.visible(viewer, map: false)
+                    let expected = Set(
+                        world.runs.filter { id, run in
+                            visible.contains(id)
+                                && (run.owner == viewer || world.friends.contains([viewer, run.owner].sorted())
+                                    || run.groups.contains { world.members[$0]?.contains(viewer) == true })
+                        }.keys)
+                    var pages: [[Int64]] = []
+                    for smallCircle in [Int.max, -1] {
+                        var ids: [Int64] = []
+                        var cursor: StoreRepository.RunCursor?
+                        repeat {
+                            let page = try await repository.feed(
+                                viewer: viewer, scope: .everyone, limit: 3, after: cursor, smallCircle: smallCircle)
+                            ids += page.runs.map(\.run.id)
+                            cursor = page.next
+                        } while cursor != nil
+                        pages.append(ids)
+                    }
+                    #expect(Set(pages[0]) == expected && pages[0].count == expected.count, "step \(steps) (seed \(seed))")
+                    #expect(pages[0] == pages[1], "both plans, step \(steps), viewer \(viewer) (seed \(seed))")
+                    if pages[0] != pages[1] || Set(pages[0]) != expected { return }
+                }
             }
             #expect(steps == 160)
             #expect(

@@ -4,7 +4,9 @@ ACCOUNTS people and RUNS runs (a year of them, 100 a person), where account 1 ha
 friends; everyone is in one group of 20 (the runs count in their runner's group), and runs are
 seen by 60 % groups, 25 % friends, 10 % public, 5 % private. One client asks account 1's
 `GET /v1/feed` (25 runs) REQUESTS times, then `/feed`, then the 20th page; prints p50/p99, and the
-query plan of the feed's statement (the same SQL as Friends/Feed.swift, written out here).
+query plan of the feed's statement (the same SQL as Friends/Feed.swift, written out here): with
+more than 60 friends and group-mates the walk over every run newest first, else the one that
+starts from the circle's own runs (`--friends 0` gives account 1 only its 19 group-mates).
 
     scripts/bench-store/feed.py BIN [POSTGRES_ADMIN_URL] [--accounts N] [--runs N] [--friends N] [--requests N]
 
@@ -87,8 +89,8 @@ def world(accounts, runs, friends):
     ]
 
 
-# The feed's statement for viewer 1, first page, as Friends/Feed.swift builds it.
-FEED_SQL = """
+# The feed's statements for viewer 1, first page, as Friends/Feed.swift builds them.
+SCAN_SQL = """
 SELECT run.id, account.username AS runner FROM run JOIN account ON account.id = run.account_id
 WHERE (run.account_id = 1 OR EXISTS (SELECT 1 FROM friend WHERE friend.account_id = 1
         AND friend.friend_id = run.account_id AND friend.status = 'friends')
@@ -107,8 +109,38 @@ WHERE (run.account_id = 1 OR EXISTS (SELECT 1 FROM friend WHERE friend.account_i
 ORDER BY run.started_ns DESC, run.id DESC LIMIT 26
 """
 
+SEEN = """(run.account_id = 1 OR (
+    NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = run.account_id AND block.blocked_id = 1)
+        OR (block.blocker_id = 1 AND block.blocked_id = run.account_id))
+    AND (run.visibility = 'public'
+        OR (run.visibility IN ('friends', 'groups') AND EXISTS (SELECT 1 FROM friend
+            WHERE friend.account_id = 1 AND friend.friend_id = run.account_id AND friend.status = 'friends'))
+        OR (run.visibility = 'groups' AND EXISTS (SELECT 1 FROM run_team
+            JOIN member ON member.team_id = run_team.team_id
+            WHERE run_team.run_id = run.id AND member.account_id = 1)))))"""
+KEYSET = "(run.started_ns < 9223372036854775807 OR (run.started_ns = 9223372036854775807 AND run.id < 0))"
 
-def seed(database, path, rows):
+
+def circle_sql(circle):
+    return f"""
+SELECT run.id, account.username AS runner FROM run JOIN account ON account.id = run.account_id
+WHERE run.id IN (
+    SELECT id FROM (SELECT run.id FROM run WHERE run.account_id IN ({", ".join(map(str, circle))}) AND {SEEN} AND {KEYSET}
+        ORDER BY run.started_ns DESC, run.id DESC LIMIT 26) AS own
+    UNION ALL SELECT id FROM (SELECT DISTINCT run.id, run.started_ns FROM member
+        JOIN run_team ON run_team.team_id = member.team_id JOIN run ON run.id = run_team.run_id
+        WHERE member.account_id = 1 AND {SEEN} AND {KEYSET}
+        ORDER BY run.started_ns DESC, run.id DESC LIMIT 26) AS counted)
+ORDER BY run.started_ns DESC, run.id DESC LIMIT 26
+"""
+
+
+def feed_sql(friends):
+    """The statement the store runs for account 1 (Feed.swift's `smallCircle` is 60)."""
+    return SCAN_SQL if friends + 20 > 60 else circle_sql([1] + list(range(2, friends + 2)))
+
+
+def seed(database, path, rows, sql):
     if database is None:
         db = sqlite3.connect(path)
         db.execute("PRAGMA foreign_keys = ON")
@@ -116,7 +148,7 @@ def seed(database, path, rows):
             marks = ", ".join("?" * len(columns.split(",")))
             db.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", items)
         db.commit()
-        plan = db.execute("EXPLAIN QUERY PLAN " + FEED_SQL).fetchall()
+        plan = db.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
         db.close()
         return "\n".join(f"    {row[-1]}" for row in plan)
     for table, columns, items in rows:
@@ -132,7 +164,7 @@ def seed(database, path, rows):
                     "SELECT setval(pg_get_serial_sequence('run','id'), (SELECT max(id) FROM run)); "
                     "SELECT setval(pg_get_serial_sequence('team','id'), (SELECT max(id) FROM team)); VACUUM (ANALYZE)"],
                    check=True, capture_output=True)
-    plan = subprocess.run(["psql", "-q", "-At", database, "-c", "EXPLAIN (ANALYZE, COSTS OFF) " + FEED_SQL],
+    plan = subprocess.run(["psql", "-q", "-At", database, "-c", "EXPLAIN (ANALYZE, COSTS OFF) " + sql],
                           check=True, capture_output=True, text=True).stdout
     return "\n".join("    " + line for line in plan.splitlines())
 
@@ -163,7 +195,8 @@ def bench(bin_dir, database, options, work):
     store.wait()
     began = time.time()
     plan = seed(database, os.path.join(data, "store.sqlite"), world(options["accounts"], options["runs"],
-                                                                        options["friends"]))
+                                                                        options["friends"]),
+                feed_sql(options["friends"]))
     seeded = time.time() - began
     store, port = start(bin_dir, data, database)
     try:
