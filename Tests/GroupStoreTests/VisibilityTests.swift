@@ -223,7 +223,8 @@ struct VisibilityTests {
                         } while cursor != nil
                         pages.append(ids)
                     }
-                    #expect(Set(pages[0]) == expected && pages[0].count == expected.count, "step \(steps) (seed \(seed))")
+                    #expect(
+                        Set(pages[0]) == expected && pages[0].count == expected.count, "step \(steps) (seed \(seed))")
                     #expect(pages[0] == pages[1], "both plans, step \(steps), viewer \(viewer) (seed \(seed))")
                     if pages[0] != pages[1] || Set(pages[0]) != expected { return }
                 }
