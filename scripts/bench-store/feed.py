@@ -123,14 +123,16 @@ KEYSET = "(run.started_ns < 9223372036854775807 OR (run.started_ns = 92233720368
 
 def circle_sql(circle):
     return f"""
-SELECT run.id, account.username AS runner FROM run JOIN account ON account.id = run.account_id
-WHERE run.id IN (
-    SELECT id FROM (SELECT run.id FROM run WHERE run.account_id IN ({", ".join(map(str, circle))}) AND {SEEN} AND {KEYSET}
+SELECT run.id, account.username AS runner,
+    (SELECT count(*) FROM kudos WHERE kudos.run_id = run.id) AS kudos_n
+FROM (SELECT id FROM (SELECT run.id FROM run WHERE run.account_id IN ({", ".join(map(str, circle))}) AND {SEEN} AND {KEYSET}
         ORDER BY run.started_ns DESC, run.id DESC LIMIT 26) AS own
-    UNION ALL SELECT id FROM (SELECT DISTINCT run.id, run.started_ns FROM member
+    UNION SELECT id FROM (SELECT DISTINCT run.id, run.started_ns FROM member
         JOIN run_team ON run_team.team_id = member.team_id JOIN run ON run.id = run_team.run_id
         WHERE member.account_id = 1 AND {SEEN} AND {KEYSET}
-        ORDER BY run.started_ns DESC, run.id DESC LIMIT 26) AS counted)
+        ORDER BY run.started_ns DESC, run.id DESC LIMIT 26) AS counted) AS picked
+CROSS JOIN run JOIN account ON account.id = run.account_id
+WHERE run.id = picked.id
 ORDER BY run.started_ns DESC, run.id DESC LIMIT 26
 """
 
@@ -159,11 +161,11 @@ def seed(database, path, rows, sql):
         psql.stdin.close()
         if psql.wait() != 0:
             raise SystemExit(f"feed.py: COPY {table} failed")
-    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", database, "-c",
-                    "SELECT setval(pg_get_serial_sequence('account','id'), (SELECT max(id) FROM account)); "
-                    "SELECT setval(pg_get_serial_sequence('run','id'), (SELECT max(id) FROM run)); "
-                    "SELECT setval(pg_get_serial_sequence('team','id'), (SELECT max(id) FROM team)); VACUUM (ANALYZE)"],
-                   check=True, capture_output=True)
+    for statement in ["SELECT setval(pg_get_serial_sequence('account','id'), (SELECT max(id) FROM account))",
+                      "SELECT setval(pg_get_serial_sequence('run','id'), (SELECT max(id) FROM run))",
+                      "SELECT setval(pg_get_serial_sequence('team','id'), (SELECT max(id) FROM team))",
+                      "VACUUM (ANALYZE)"]:
+        subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", database, "-c", statement], check=True)
     plan = subprocess.run(["psql", "-q", "-At", database, "-c", "EXPLAIN (ANALYZE, COSTS OFF) " + sql],
                           check=True, capture_output=True, text=True).stdout
     return "\n".join("    " + line for line in plan.splitlines())

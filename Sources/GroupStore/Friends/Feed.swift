@@ -24,44 +24,100 @@ struct FeedRun: Sendable {
 }
 
 extension StoreRepository {
+    /// At most this many friends and group-mates, and a feed starts from their own runs
+    /// (`run_account`, and the runs counted in the viewer's groups); more, and it walks every run
+    /// newest first (`run_started`) keeping its circle's, which then fill a page soon
+    /// (BENCHMARKS.md, "The feed").
+    static let smallCircle = 60
+
     /// A page of `viewer`'s feed, newest start first: their own runs, and with `.everyone` the
     /// runs of their friends and those counted in their groups, each only where the rule
     /// (`RunVisibility`) lets the viewer see it; with the runner's name and whether the viewer may
-    /// see its map.
+    /// see its map. `smallCircle`: where the plan changes (tests run both).
     func feed(
-        viewer: Int64, scope: FeedScope, limit: Int, after cursor: RunCursor?
+        viewer: Int64, scope: FeedScope, limit: Int, after cursor: RunCursor?,
+        smallCircle: Int = StoreRepository.smallCircle
     ) async throws -> (runs: [FeedRun], next: RunCursor?) {
         let from = cursor ?? RunCursor(started: Int64.max, id: 0)
         let (seen, seenArguments) = RunVisibility.sql(viewer: viewer)
         let (map, mapArguments) = RunVisibility.sql(viewer: viewer, column: "run.map_visibility")
         let (kudosFree, kudosArguments) = Self.unblocked("kudos.account_id", viewer: viewer)
         let (commentFree, commentArguments) = Self.unblocked("comment.account_id", viewer: viewer)
-        let circle =
-            scope == .mine
-            ? "run.account_id = ?"
-            : """
-            (run.account_id = ? OR EXISTS (SELECT 1 FROM friend WHERE friend.account_id = ?
-                AND friend.friend_id = run.account_id AND friend.status = 'friends')
-            OR EXISTS (SELECT 1 FROM run_team JOIN member ON member.team_id = run_team.team_id
-                WHERE run_team.run_id = run.id AND member.account_id = ?))
-            """
-        let circleArguments = Array(repeating: SQLValue.integer(viewer), count: scope == .mine ? 1 : 3)
-        let sql = """
+        let me = SQLValue.integer(viewer)
+        let keyset = "(run.started_ns < ? OR (run.started_ns = ? AND run.id < ?))"
+        let keysetArguments: [SQLValue] = [
+            .integer(from.started), .integer(from.started), .integer(cursor == nil ? 0 : from.id),
+        ]
+        let page = SQLValue.integer(Int64(limit + 1))
+        let select = """
             SELECT \(Self.runColumnsQualified), account.username AS runner,
                 CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen,
                 (SELECT count(*) FROM kudos WHERE kudos.run_id = run.id AND \(kudosFree)) AS kudos_n,
                 (SELECT count(*) FROM comment WHERE comment.run_id = run.id AND \(commentFree)) AS comments_n
-            FROM run JOIN account ON account.id = run.account_id
-            WHERE \(circle) AND \(seen)
-                AND (run.started_ns < ? OR (run.started_ns = ? AND run.id < ?))
-            ORDER BY run.started_ns DESC, run.id DESC LIMIT ?
             """
-        let arguments =
-            mapArguments + kudosArguments + commentArguments + circleArguments + seenArguments + [
-                .integer(from.started), .integer(from.started), .integer(cursor == nil ? 0 : from.id),
-                .integer(Int64(limit + 1)),
-            ]
+        let selectArguments = mapArguments + kudosArguments + commentArguments
         return try await read { db in
+            var circle: [Int64]? = scope == .mine ? [viewer] : nil
+            if circle == nil {
+                let size =
+                    try await db.one(
+                        """
+                        SELECT (SELECT count(*) FROM friend WHERE account_id = ? AND status = 'friends')
+                            + (SELECT count(*) FROM member AS mine JOIN member AS theirs ON theirs.team_id = mine.team_id
+                                WHERE mine.account_id = ?) AS n
+                        """, viewer, viewer)?.int("n") ?? 0
+                if size <= smallCircle {
+                    circle =
+                        [viewer]
+                        + (try await db.query(
+                            "SELECT friend_id FROM friend WHERE account_id = ? AND status = 'friends'", viewer
+                        ).map { try $0.int("friend_id") })
+                }
+            }
+            let sql: String
+            let arguments: [SQLValue]
+            if let circle {
+                // From the circle's own runs, and (for everyone's) those counted in the viewer's
+                // groups: each the page's worth it may show, newest first; then the newest of both.
+                let marks = Array(repeating: "?", count: circle.count).joined(separator: ", ")
+                let counted =
+                    scope == .mine
+                    ? ""
+                    : """
+                    UNION SELECT id FROM (SELECT DISTINCT run.id, run.started_ns FROM member
+                        JOIN run_team ON run_team.team_id = member.team_id JOIN run ON run.id = run_team.run_id
+                        WHERE member.account_id = ? AND \(seen) AND \(keyset)
+                        ORDER BY run.started_ns DESC, run.id DESC LIMIT ?) AS counted
+                    """
+                // `CROSS JOIN` keeps SQLite reading the few runs picked, rather than walking every
+                // run newest first (`run_started`) and probing the picked for each.
+                sql = """
+                    \(select)
+                    FROM (SELECT id FROM (SELECT run.id FROM run
+                            WHERE run.account_id IN (\(marks)) AND \(seen) AND \(keyset)
+                            ORDER BY run.started_ns DESC, run.id DESC LIMIT ?) AS own
+                        \(counted)) AS picked
+                    CROSS JOIN run JOIN account ON account.id = run.account_id
+                    WHERE run.id = picked.id
+                    ORDER BY run.started_ns DESC, run.id DESC LIMIT ?
+                    """
+                arguments =
+                    selectArguments + circle.map(SQLValue.integer) + seenArguments + keysetArguments + [page]
+                    + (scope == .mine ? [] : [me] + seenArguments + keysetArguments + [page]) + [page]
+            } else {
+                // Newest first over every run (`run_started`), keeping the circle's.
+                sql = """
+                    \(select)
+                    FROM run JOIN account ON account.id = run.account_id
+                    WHERE (run.account_id = ? OR EXISTS (SELECT 1 FROM friend WHERE friend.account_id = ?
+                            AND friend.friend_id = run.account_id AND friend.status = 'friends')
+                        OR EXISTS (SELECT 1 FROM run_team JOIN member ON member.team_id = run_team.team_id
+                            WHERE run_team.run_id = run.id AND member.account_id = ?))
+                        AND \(seen) AND \(keyset)
+                    ORDER BY run.started_ns DESC, run.id DESC LIMIT ?
+                    """
+                arguments = selectArguments + [me, me, me] + seenArguments + keysetArguments + [page]
+            }
             let rows = try await db.query(sql, arguments)
             let runs = try rows.prefix(limit).map { row in
                 FeedRun(
