@@ -164,8 +164,9 @@ def seed(database, path, rows, sql):
     for statement in ["SELECT setval(pg_get_serial_sequence('account','id'), (SELECT max(id) FROM account))",
                       "SELECT setval(pg_get_serial_sequence('run','id'), (SELECT max(id) FROM run))",
                       "SELECT setval(pg_get_serial_sequence('team','id'), (SELECT max(id) FROM team))",
-                      "VACUUM (ANALYZE)"]:
-        subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", database, "-c", statement], check=True)
+                      "VACUUM (ANALYZE) account, team, member, run, run_team, friend"]:
+        subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", database, "-c", statement], check=True,
+                       capture_output=True)
     plan = subprocess.run(["psql", "-q", "-At", database, "-c", "EXPLAIN (ANALYZE, COSTS OFF) " + sql],
                           check=True, capture_output=True, text=True).stdout
     return "\n".join("    " + line for line in plan.splitlines())
