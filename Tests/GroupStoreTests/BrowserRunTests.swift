@@ -194,6 +194,10 @@ struct BrowserRunTests {
         #expect(try await browser.text("#totals li:first-child .v") == "1")
         #expect(try await browser.text("main").contains("You and bob are friends."))
         try await look.check("person")
+        try await browser.click("a[href='/compare/bob']")
+        try await browser.waitFor("the comparison") { $0 == origin + "/compare/bob" }
+        #expect(try await browser.count("#weekly rect.theirs") == 12)
+        try await look.check("compare")
 
         try await browser.click("form[action='/logout'] button")
         try await browser.waitFor("the sign-in page") { $0.hasPrefix(origin + "/login") }

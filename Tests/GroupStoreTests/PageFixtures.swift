@@ -51,6 +51,7 @@ struct PageFixture: Sendable {
             PageFixture(name: "person", model: try f.person(own: false)),
             PageFixture(name: "person-own", model: try f.person(own: true)),
             PageFixture(name: "person-friend", model: try f.person(own: false, friends: true)),
+            PageFixture(name: "compare", model: try f.compare()),
             PageFixture(name: "run-friend-no-map", model: try f.run(.friendNoMap)),
             PageFixture(name: "run-unreadable", model: try f.run(.unreadable)),
             PageFixture(name: "run-tiles", model: try f.run(.tiles)),
@@ -592,7 +593,45 @@ extension PageMakers {
         page.friendship = page.friendship.map(t)
         page.ask = page.ask.map { .init(action: t($0.action), username: t($0.username)) }
         page.edit = page.edit.map(t)
+        page.compare = page.compare.map(link)
         page.empty = t(page.empty)
+        return page
+    }
+
+    /// ada and bob over the four periods, bob ahead this week.
+    func compare() throws -> ComparePage {
+        let now = PageFixture.now
+        let bob = SeenPerson(
+            id: 2, username: "bob", relation: .init(isFriend: true), friendship: .friends, fields: [],
+            totals: .init(runs: 0, distanceMM: 0, timerMS: 0, longestMM: 0), recent: [])
+        let tally = { (n: Int64, km: Int64) in
+            Comparison.Tally(runs: n, distanceMM: km * 1_000_000, timerMS: km * 330_000, longestMM: km * 400_000)
+        }
+        var periods: [(period: ComparePeriod, mine: Comparison.Tally, theirs: Comparison.Tally)] = []
+        for (index, period) in ComparePeriod.allCases.enumerated() {
+            let n = Int64(index)
+            periods.append((period, tally(n + 1, 10 * (n + 1)), tally(n, 12 * n)))
+        }
+        var weeks: [(start: Int64, mine: Int64, theirs: Int64)] = []
+        let week: Int64 = 7 * 86_400 * nanosecondsPerSecond
+        for index in Int64(0)..<12 {
+            weeks.append((weekStart(now) - (11 - index) * week, index * 2_000_000, (12 - index) * 1_500_000))
+        }
+        let comparison = Comparison(other: bob, periods: periods, weeks: weeks)
+        var page = ComparePage(comparison, reader: .standard, viewer: "ada")
+        page.frame = frame(page.frame.title, viewer: "ada")
+        (page.you, page.them, page.note) = (t(page.you), t(page.them), t(page.note))
+        page.periods = page.periods.map { period in
+            ComparePage.Period(
+                title: t(period.title),
+                rows: period.rows.map { ComparePage.Row(label: t($0.label), mine: t($0.mine), theirs: t($0.theirs)) })
+        }
+        page.chart.label = t(page.chart.label)
+        page.chart.top = t(page.chart.top)
+        page.chart.bars = page.chart.bars.map {
+            ComparePage.Bar(x: t($0.x), y: t($0.y), height: t($0.height), mine: $0.mine, title: t($0.title))
+        }
+        page.chart.ticks = page.chart.ticks.map { ComparePage.Tick(x: t($0.x), label: t($0.label)) }
         return page
     }
 

@@ -113,3 +113,68 @@ struct PeopleTests {
         }
     }
 }
+
+/// `/compare/{username}`: the other person's runs counted only where the viewer may see them.
+@Suite("Comparing with someone")
+struct CompareTests {
+    /// The cells of one row of a period's table: (the viewer's, the other's).
+    static func cells(_ page: String, period: String, row: String) -> (String, String)? {
+        guard let table = page.range(of: "<caption>\(period)</caption>") else { return nil }
+        let rest = page[table.upperBound...]
+        guard let line = rest.range(of: "<th scope=\"row\">\(row)</th><td class=\"n\">") else { return nil }
+        let cells = rest[line.upperBound...].prefix { $0 != "\n" }
+            .replacingOccurrences(of: "</td><td class=\"n\">", with: "|").replacingOccurrences(
+                of: "</td></tr>", with: ""
+            )
+            .split(separator: "|").map(String.init)
+        return cells.count == 2 ? (cells[0], cells[1]) : nil
+    }
+
+    @Test(
+        "Each viewer's comparison counts the other's runs they may see, and their own; oneself, nobody and a block are 404",
+        arguments: Backend.available)
+    func compare(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            var tokens: [String: String] = [:]
+            for name in ["ada", "bob", "dan", "eve"] { tokens[name] = try await client.signUp(name) }
+            _ = try await client.call(.post, "/v1/friends", token: tokens["ada"]!, json: ["username": "bob"])
+            _ = try await client.call(.post, "/v1/friends/ada/accept", token: tokens["bob"]!)
+            _ = try await client.call(.post, "/v1/blocks", token: tokens["bob"]!, json: ["username": "eve"])
+            // bob: 1.8 km public, 3.6 km for friends, 5.4 km his alone; ada: 1.8 km.
+            for (index, (runner, level, speed)) in [
+                ("bob", "public", 3.0), ("bob", "friends", 6.0), ("bob", "private", 9.0), ("ada", "private", 3.0),
+            ].enumerated() {
+                let uuid = UUID().uuidString.lowercased()
+                let start = harness.clock.now.advanced(byNanoseconds: Int64(index * 700 - 3_600) * nanosecondsPerSecond)
+                let file = RunFiles.fit(start: start, seconds: 600, speed: speed)
+                #expect(try await client.upload(tokens[runner]!, uuid: uuid, file: file).status == .created)
+                _ = try await client.call(
+                    .patch, "/v1/runs/\(uuid)", token: tokens[runner]!, json: ["visibility": level])
+            }
+            var cookies: [String: String] = [:]
+            for name in tokens.keys { cookies[name] = try await client.webSignIn(name).cookie }
+            let ada = try await client.call(.get, "/compare/bob", headers: [.cookie: cookies["ada"]!])
+            #expect(ada.status == .ok)
+            #expect(Self.cells(ada.text, period: "All time", row: "Runs").map { [$0.0, $0.1] } == ["1", "2"])
+            #expect(
+                Self.cells(ada.text, period: "All time", row: "Distance").map { [$0.0, $0.1] } == ["1.8 km", "5.4 km"])
+            #expect(Self.cells(ada.text, period: "All time", row: "Longest run")?.1 == "3.6 km")
+            #expect(ada.text.contains("Only the runs bob lets you see are counted."))
+            let dan = try await client.call(.get, "/compare/bob", headers: [.cookie: cookies["dan"]!]).text
+            #expect(Self.cells(dan, period: "All time", row: "Runs").map { [$0.0, $0.1] } == ["0", "1"])
+            #expect(
+                Self.cells(dan, period: "All time", row: "Average pace").map { [$0.0, $0.1] } == ["–", "5:33 /km"])
+            let bob = try await client.call(.get, "/compare/ada", headers: [.cookie: cookies["bob"]!]).text
+            #expect(
+                Self.cells(bob, period: "All time", row: "Runs").map { [$0.0, $0.1] } == ["3", "0"], "ada's is private")
+            for (viewer, other) in [("ada", "ada"), ("ada", "nobody"), ("eve", "bob")] {
+                let reply = try await client.call(.get, "/compare/\(other)", headers: [.cookie: cookies[viewer]!])
+                #expect(reply.status == .notFound, "\(viewer) → \(other)")
+            }
+            #expect(
+                try await client.call(.get, "/people/bob", headers: [.cookie: cookies["ada"]!]).text.contains(
+                    "href=\"/compare/bob\""))
+        }
+    }
+}

@@ -53,6 +53,8 @@ enum SitePath: Equatable {
     case responsesSeen
     /// A person's page, by username.
     case person(String)
+    /// The viewer and someone else side by side.
+    case compare(String)
     /// POST: the settings' profile form.
     case settingsProfile
     case settingsAccount
@@ -109,6 +111,7 @@ enum SitePath: Equatable {
         case .commentDelete(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/delete"
         case .responsesSeen: "/responses/seen"
         case .person(let username): "/people/" + Self.percentEncode(username)
+        case .compare(let username): "/compare/" + Self.percentEncode(username)
         case .settingsProfile: "/settings/profile"
         case .settingsAccount: "/settings/account"
         case .settingsPassword: "/settings/password"

@@ -18,6 +18,8 @@ struct PersonPage: PageModel {
     var ask: Ask?
     /// On the person's own page: where to change it.
     var edit: String?
+    /// On anyone else's: the page that compares the viewer with them.
+    var compare: Link?
     var empty: String
 
     struct Ask: Sendable, Equatable {
@@ -46,6 +48,7 @@ struct PersonPage: PageModel {
         if person.relation.isOwner {
             edit = SitePath.settings.path + "#profile"
         } else {
+            compare = Link(href: SitePath.compare(name).path, label: "Compare yourself with \(name)")
             switch person.friendship {
             case .friends: friendship = "You and \(name) are friends."
             case .asked: friendship = "You asked \(name) to be friends."

@@ -26,6 +26,7 @@ struct WebPages {
         registerFriendPages(pages)
         registerSocialPages(pages)
         registerPeoplePages(pages)
+        registerComparePage(pages)
         registerProfileForm(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
