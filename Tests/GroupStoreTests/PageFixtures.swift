@@ -594,6 +594,7 @@ extension PageMakers {
         page.ask = page.ask.map { .init(action: t($0.action), username: t($0.username)) }
         page.edit = page.edit.map(t)
         page.compare = page.compare.map(link)
+        page.atom = t(page.atom)
         page.empty = t(page.empty)
         return page
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HandoffAPI
 import HandoffModel
+import TestSupport
 import Testing
 
 @testable import GroupStore
@@ -175,6 +176,60 @@ struct CompareTests {
             #expect(
                 try await client.call(.get, "/people/bob", headers: [.cookie: cookies["ada"]!]).text.contains(
                     "href=\"/compare/bob\""))
+        }
+    }
+}
+
+/// A person's public runs as an Atom feed, read by Python's XML parser.
+@Suite("A person's Atom feed")
+struct AtomFeedTests {
+    @Test(
+        "Signed out, the feed holds the public runs only, with the public nickname escaped; it parses as Atom with its required elements",
+        arguments: Backend.available)
+    func atom(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let bob = try await client.signUp("bob")
+            let cookie = try await client.webSignIn("bob").cookie
+            _ = try await AccountPageTests.post(
+                client, "/settings/profile", ["nickname": "Bobby <B> & co", "nickname_visibility": "public"],
+                cookie: cookie)
+            var uuids: [String: String] = [:]
+            for (index, level) in ["public", "friends", "groups"].enumerated() {
+                let uuid = UUID().uuidString.lowercased()
+                let start = harness.clock.now.advanced(byNanoseconds: Int64(index * 700 - 3_600) * nanosecondsPerSecond)
+                #expect(try await client.upload(bob, uuid: uuid, file: RunFiles.fit(start: start)).status == .created)
+                _ = try await client.call(.patch, "/v1/runs/\(uuid)", token: bob, json: ["visibility": level])
+                uuids[level] = uuid
+            }
+            let reply = try await client.call(.get, "/people/bob/feed.atom")
+            #expect(reply.status == .ok && reply.headers[.contentType] == "application/atom+xml; charset=utf-8")
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try reply.body.write(to: directory.file("feed.atom"))
+            let checked = try runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "python3", "-c",
+                    """
+                    import sys, xml.etree.ElementTree as E
+                    a = '{http://www.w3.org/2005/Atom}'
+                    f = E.parse(sys.argv[1]).getroot()
+                    assert f.tag == a + 'feed'
+                    for n in ('id', 'title', 'updated'): assert f.find(a + n).text, n
+                    assert f.find(a + 'author/' + a + 'name').text
+                    for e in f.findall(a + 'entry'):
+                        for n in ('id', 'title', 'updated'): assert e.find(a + n).text, n
+                        assert e.find(a + 'link').get('href').startswith('http')
+                    print(f.find(a + 'title').text)
+                    print(' '.join(e.find(a + 'id').text for e in f.findall(a + 'entry')))
+                    """,
+                    directory.file("feed.atom").path,
+                ])
+            #expect(checked.status == 0, "\(checked.stderr)")
+            let lines = checked.stdout.split(separator: "\n").map(String.init)
+            #expect(lines == ["Bobby <B> & co's public runs", "urn:uuid:\(uuids["public"]!)"], "\(checked.stdout)")
+            #expect(try await client.call(.get, "/people/nobody/feed.atom").status == .notFound)
         }
     }
 }

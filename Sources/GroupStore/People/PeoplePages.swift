@@ -20,6 +20,8 @@ struct PersonPage: PageModel {
     var edit: String?
     /// On anyone else's: the page that compares the viewer with them.
     var compare: Link?
+    /// The person's public runs for feed readers.
+    var atom: String
     var empty: String
 
     struct Ask: Sendable, Equatable {
@@ -32,6 +34,7 @@ struct PersonPage: PageModel {
         frame = Frame(nickname ?? person.username, viewer: viewer)
         avatar = Avatar(person.username, name: nickname ?? person.username)
         username = person.username
+        atom = SitePath.person(person.username).path + "/feed.atom"
         fields = person.fields.filter { $0.0 != .nickname }.map {
             RunPage.Stat(label: $0.0.noun.prefix(1).uppercased() + $0.0.noun.dropFirst(), value: $0.0.shown($0.1))
         }

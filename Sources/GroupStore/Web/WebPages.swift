@@ -27,6 +27,7 @@ struct WebPages {
         registerSocialPages(pages)
         registerPeoplePages(pages)
         registerComparePage(pages)
+        registerAtomFeed(pages)
         registerProfileForm(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
