@@ -419,6 +419,18 @@ extension PageMakers {
             comments: [.outdoor, .friend].contains(state) ? comments : [],
             viewer: state == .friendNoMap ? nil : ada, owner: ![.friend, .friendNoMap].contains(state),
             reader: .standard)
+        if let run = try? Self.storedRun {
+            social.post(
+                RunPost(
+                    title: state == .outdoor ? "Hills" : nil,
+                    description: state == .indoor ? nil : "Windy.\nLegs heavy."),
+                run: run, zone: "UTC", reader: .standard, owner: ![.friend, .friendNoMap].contains(state))
+        }
+        social.when = social.when.map { TimeText(iso: t($0.iso), text: t($0.text)) }
+        social.description = social.description.map(t)
+        social.post = social.post.map {
+            .init(action: t($0.action), title: t($0.title), standard: t($0.standard), description: t($0.description))
+        }
         social.runner = social.runner.map(link)
         social.kudos = t(social.kudos)
         social.kudosButton = social.kudosButton.map {
@@ -717,8 +729,11 @@ extension PageMakers {
             runs: empty
                 ? []
                 : [
-                    FeedRun(run: run, runner: "ada", map: true, kudos: 2, comments: 1),
-                    FeedRun(run: run, runner: "bob", map: false),
+                    FeedRun(
+                        run: run, runner: "ada", map: true, kudos: 2, comments: 1,
+                        post: RunPost(title: "Hills <3", description: "Windy.\nLegs heavy."), zone: "UTC",
+                        thumbnail: RunFacts(Self.activity).thumbnail()),
+                    FeedRun(run: run, runner: "bob", map: false, thumbnail: "4,4 60,60"),
                 ],
             scope: empty ? .mine : .everyone, next: empty ? nil : "1.2", reader: .standard, viewer: "ada")
         page.frame = frame("Feed", viewer: "ada", current: .feed())
@@ -727,7 +742,9 @@ extension PageMakers {
             .init(
                 runner: t($0.runner), person: t($0.person), mine: $0.mine, href: t($0.href),
                 when: TimeText(iso: t($0.when.iso), text: t($0.when.text)), sport: t($0.sport),
-                distance: t($0.distance), time: t($0.time), pace: t($0.pace), responses: $0.responses.map(t))
+                distance: t($0.distance), time: t($0.time), pace: t($0.pace), responses: $0.responses.map(t),
+                title: t($0.title), description: $0.description.map(t),
+                thumbnail: $0.thumbnail.map { .init(lines: $0.lines.map(t)) })
         }
         page.next = page.next.map(link)
         page.empty = t(page.empty)

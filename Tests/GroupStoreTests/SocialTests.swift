@@ -195,3 +195,60 @@ struct SocialTests {
         }
     }
 }
+
+/// A run as a post: its title (a default from the time of day) and description, its owner's to
+/// write and everyone's who sees the run to read; the feed's small route where the map is seen.
+@Suite("A run as a post")
+struct RunPostTests {
+    @Test(
+        "The owner titles and describes a run; a friend reads both, escaped, on the page and in the feed, with the route's thumbnail only where the map is seen",
+        arguments: Backend.available)
+    func post(_ backend: Backend) async throws {
+        let harness = try StoreHarness(backend)
+        try await harness.run { client in
+            let ada = try await client.signUp("ada")
+            let bob = try await client.signUp("bob")
+            _ = try await client.call(.post, "/v1/friends", token: ada, json: ["username": "bob"])
+            _ = try await client.call(.post, "/v1/friends/ada/accept", token: bob)
+            // 06:30 UTC, and ada reads UTC: a morning run.
+            let midnight = harness.clock.now.nanosecondsSinceEpoch / (86_400 * nanosecondsPerSecond) * 86_400
+            let start = WallInstant(
+                nanosecondsSinceEpoch: (midnight - 86_400 + 6 * 3_600 + 1_800) * nanosecondsPerSecond)
+            let uuid = UUID().uuidString.lowercased()
+            #expect(try await client.upload(ada, uuid: uuid, file: RunFiles.fit(start: start)).status == .created)
+            let adaCookie = try await client.webSignIn("ada").cookie
+            let bobCookie = try await client.webSignIn("bob").cookie
+            let page = "/runs/\(uuid)"
+            #expect(
+                try await client.call(.get, page, headers: [.cookie: adaCookie]).text.contains("<h1>Morning run</h1>"))
+            let feed = try await client.call(.get, "/feed", headers: [.cookie: bobCookie]).text
+            #expect(feed.contains(">Morning run</a>") && feed.contains("<svg class=\"thumb\""))
+
+            let long = try await AccountPageTests.post(
+                client, "\(page)/post", ["title": String(repeating: "x", count: 101), "description": ""],
+                cookie: adaCookie)
+            #expect(long.status == .unprocessableContent && long.text.contains("at most 100 characters"))
+            let theirs = try await AccountPageTests.post(
+                client, "\(page)/post", ["title": "Mine now", "description": ""], cookie: bobCookie)
+            #expect(theirs.status == .notFound)
+            let saved = try await AccountPageTests.post(
+                client, "\(page)/post", ["title": "Hills <3", "description": "Windy & cold.\r\nLegs heavy."],
+                cookie: adaCookie)
+            #expect(saved.status == .seeOther && saved.headers[.location] == page)
+            let seen = try await client.call(.get, page, headers: [.cookie: bobCookie]).text
+            #expect(seen.contains("<h1>Hills &lt;3</h1>") && seen.contains("Windy &amp; cold.\nLegs heavy."))
+            #expect(!seen.contains("action=\"\(page)/post\""), "the form is the owner's")
+            let after = try await client.call(.get, "/feed", headers: [.cookie: bobCookie]).text
+            #expect(after.contains(">Hills &lt;3</a>") && after.contains("Windy &amp; cold."))
+
+            // The map for ada alone: no thumbnail for bob; an empty title gives the default back.
+            _ = try await client.call(.patch, "/v1/runs/\(uuid)", token: ada, json: ["map_visibility": "private"])
+            #expect(
+                !(try await client.call(.get, "/feed", headers: [.cookie: bobCookie]).text.contains("class=\"thumb\"")))
+            _ = try await AccountPageTests.post(
+                client, "\(page)/post", ["title": " ", "description": ""], cookie: adaCookie)
+            #expect(
+                try await client.call(.get, page, headers: [.cookie: bobCookie]).text.contains("<h1>Morning run</h1>"))
+        }
+    }
+}

@@ -48,6 +48,8 @@ enum SitePath: Equatable {
     /// POST: a new comment on a run.
     case runComments(String)
     case commentEdit(String, Int64)
+    /// POST: the owner's title and description of a run.
+    case runPost(String)
     case commentDelete(String, Int64)
     /// POST: the runner has seen the new kudos and comments on their runs.
     case responsesSeen
@@ -107,6 +109,7 @@ enum SitePath: Equatable {
         case .runAudience(let uuid): "/runs/\(Self.percentEncode(uuid))/visibility"
         case .runKudos(let uuid): "/runs/\(Self.percentEncode(uuid))/kudos"
         case .runComments(let uuid): "/runs/\(Self.percentEncode(uuid))/comments"
+        case .runPost(let uuid): "/runs/\(Self.percentEncode(uuid))/post"
         case .commentEdit(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/edit"
         case .commentDelete(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/delete"
         case .responsesSeen: "/responses/seen"

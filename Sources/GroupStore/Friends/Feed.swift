@@ -21,6 +21,11 @@ struct FeedRun: Sendable {
     var map: Bool
     var kudos = 0
     var comments = 0
+    var post = RunPost()
+    /// The runner's time zone, for the default title.
+    var zone = "UTC"
+    /// The small route (`RunFacts.thumbnail`), when one was made.
+    var thumbnail: String?
 }
 
 extension StoreRepository {
@@ -50,8 +55,8 @@ extension StoreRepository {
         ]
         let page = SQLValue.integer(Int64(limit + 1))
         let select = """
-            SELECT \(Self.runColumnsQualified), account.username AS runner,
-                CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen,
+            SELECT \(Self.runColumnsQualified), account.username AS runner, account.time_zone AS runner_zone,
+                run.title, run.description, run.thumbnail, CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen,
                 (SELECT count(*) FROM kudos WHERE kudos.run_id = run.id AND \(kudosFree)) AS kudos_n,
                 (SELECT count(*) FROM comment WHERE comment.run_id = run.id AND \(commentFree)) AS comments_n
             """
@@ -122,7 +127,9 @@ extension StoreRepository {
             let runs = try rows.prefix(limit).map { row in
                 FeedRun(
                     run: try StoredRun(row), runner: try row.text("runner"), map: try row.int("map_seen") != 0,
-                    kudos: Int(try row.int("kudos_n")), comments: Int(try row.int("comments_n")))
+                    kudos: Int(try row.int("kudos_n")), comments: Int(try row.int("comments_n")),
+                    post: RunPost(title: try row.textOrNil("title"), description: try row.textOrNil("description")),
+                    zone: try row.text("runner_zone"), thumbnail: try row.textOrNil("thumbnail"))
             }
             let next =
                 rows.count > limit

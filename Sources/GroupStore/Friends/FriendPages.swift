@@ -40,6 +40,15 @@ struct FeedPage: PageModel {
         var pace: String
         /// "2 kudos · 1 comment", or nil for none.
         var responses: String?
+        var title: String
+        /// The description's start.
+        var description: String?
+        /// The route's lines in a 64-unit square, when the viewer may see the map.
+        var thumbnail: Thumbnail?
+    }
+
+    struct Thumbnail: Sendable, Equatable {
+        var lines: [String]
     }
 
     init(
@@ -58,7 +67,11 @@ struct FeedPage: PageModel {
                 when: PageFormat.time(run.started, zone: reader.zone), sport: RunPage.sportName(run.sport),
                 distance: units.distance(meters: meters), time: Units.clock(seconds),
                 pace: units.pace(seconds: seconds, meters: meters),
-                responses: Self.responses(kudos: item.kudos, comments: item.comments))
+                responses: Self.responses(kudos: item.kudos, comments: item.comments),
+                title: item.post.title(run, zone: item.zone),
+                description: item.post.description.map { $0.count > 280 ? String($0.prefix(279)) + "…" : $0 },
+                thumbnail: item.map
+                    ? item.thumbnail.map { Thumbnail(lines: $0.split(separator: "|").map(String.init)) } : nil)
         }
         self.next = next.map { Link(href: SitePath.feed(after: $0).path, label: "Older runs →") }
         empty =

@@ -13,6 +13,9 @@ struct SeenRun: Sendable {
     var counts: [RunCount]
     /// The owner's groups it did not count in, and why (empty for anyone else).
     var notCounted: [RunNotCounted]
+    var post: RunPost
+    /// The runner's time zone, where its default title's time of day is read.
+    var zone: String
 }
 
 extension StoreRepository {
@@ -26,7 +29,8 @@ extension StoreRepository {
             guard
                 let row = try await db.query(
                     """
-                    SELECT \(Self.runColumnsQualified), account.username AS runner,
+                    SELECT \(Self.runColumnsQualified), account.username AS runner, run.title, run.description,
+                        account.time_zone AS runner_zone,
                         CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen
                     FROM run JOIN account ON account.id = run.account_id
                     WHERE run.uuid = ? AND \(seen)
@@ -47,7 +51,9 @@ extension StoreRepository {
             }
             return SeenRun(
                 run: run, runner: try row.text("runner"), isOwner: isOwner, map: try row.int("map_seen") != 0,
-                counts: counts, notCounted: notCounted)
+                counts: counts, notCounted: notCounted,
+                post: RunPost(title: try row.textOrNil("title"), description: try row.textOrNil("description")),
+                zone: try row.text("runner_zone"))
         }
     }
 }
@@ -73,9 +79,10 @@ extension WebPages {
         let tiles = services.configuration.mapTiles
         let reader = account.map(Reader.init) ?? .standard
         let (kudos, comments) = try await services.repository.social(run: run.id, viewer: account?.id)
-        let social = RunSocial(
+        var social = RunSocial(
             runner: seen.isOwner ? nil : seen.runner, uuid: uuid, kudos: kudos, comments: comments, viewer: account,
             owner: seen.isOwner, reader: reader)
+        social.post(seen.post, run: run, zone: seen.zone, reader: reader, owner: seen.isOwner)
         var page: RunPage
         if seen.isOwner, let account {
             page = RunPage(
@@ -95,6 +102,7 @@ extension WebPages {
                 viewer: account?.username, tiles: seen.map ? tiles : nil, runner: seen.runner, mapShown: seen.map)
         }
         page.social = social
+        page.frame = Frame(seen.post.title(run, zone: seen.zone), viewer: account?.username)
         return Self.render(page, imagesFrom: seen.map ? tiles?.origin : nil)
     }
 }

@@ -25,12 +25,12 @@ extension StoreRepository {
             let inserted = try await db.one(
                 """
                 INSERT INTO run (uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256,
-                    size, summary, uploaded_ns, heart_rate_avg, visibility, map_visibility)
-                SELECT ?, id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, run_visibility, map_visibility FROM account WHERE id = ?
+                    size, summary, uploaded_ns, heart_rate_avg, thumbnail, visibility, map_visibility)
+                SELECT ?, id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, run_visibility, map_visibility FROM account WHERE id = ?
                 ON CONFLICT (uuid) DO NOTHING RETURNING \(runColumns)
                 """, run.uuid, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
                 run.sport, run.format, run.sha256, run.file.count, run.summary, now.nanosecondsSinceEpoch,
-                run.averageHeartRate, account)
+                run.averageHeartRate, run.thumbnail, account)
             guard let inserted else {
                 // A concurrent upload of the same uuid committed first (PostgreSQL waits for it).
                 guard let existing = try await Self.sameRun(db, run, account: account) else {
@@ -352,24 +352,10 @@ extension StoreRepository {
         }
     }
 
-    /// The facts kept for the run's page (`RunFacts`), with the version that computed them; nil
-    /// when none are kept (a run stored before schema 10). A run that is not the account's is a 404.
-    func runFacts(uuid: String, account: Int64) async throws -> (version: Int, bytes: [UInt8])? {
-        try await read { db in
-            guard
-                let row = try await db.one(
-                    """
-                    SELECT run.id, run_facts.version, run_facts.facts FROM run
-                    LEFT JOIN run_facts ON run_facts.run_id = run.id WHERE run.uuid = ? AND run.account_id = ?
-                    """, uuid, account)
-            else { throw StoreError.notFound("run", uuid) }
-            guard let version = try row.intOrNil("version") else { return nil }
-            return (Int(version), try row.blob("facts"))
-        }
-    }
-
     /// Keeps facts computed again from the run's file, in place of any older ones.
-    func keepRunFacts(uuid: String, account: Int64, version: Int, facts: [UInt8]) async throws {
+    func keepRunFacts(
+        uuid: String, account: Int64, version: Int, facts: [UInt8], thumbnail: String?
+    ) async throws {
         try await write { db in
             guard let row = try await db.one("SELECT id FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { return }  // deleted meanwhile
@@ -378,6 +364,7 @@ extension StoreRepository {
                 INSERT INTO run_facts (run_id, version, facts) VALUES (?, ?, ?)
                 ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, facts = excluded.facts
                 """, try row.int("id"), version, facts)
+            try await db.query("UPDATE run SET thumbnail = ? WHERE id = ?", thumbnail, try row.int("id"))
         }
     }
 

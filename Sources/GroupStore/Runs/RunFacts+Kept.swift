@@ -37,7 +37,8 @@ extension Services {
             throw StoreError.busy("reading runs")
         }
         guard let (facts, encoded) = computed else { return nil }
-        try await repository.keepRunFacts(uuid: uuid, account: account, version: facts.version, facts: encoded)
+        try await repository.keepRunFacts(
+            uuid: uuid, account: account, version: facts.version, facts: encoded, thumbnail: facts.thumbnail())
         return facts
     }
 }
@@ -71,5 +72,23 @@ extension RunFacts {
                     heartRateBpm: $0.heartRate.flatMap { $0.isFinite ? $0 : nil })
             },
             pauses: pauseSeconds.map { RunDetails.Pause(startS: $0.start, endS: $0.end) })
+    }
+}
+
+extension StoreRepository {
+    /// The facts kept for the run's page (`RunFacts`), with the version that computed them; nil
+    /// when none are kept (a run stored before schema 10). A run that is not the account's is a 404.
+    func runFacts(uuid: String, account: Int64) async throws -> (version: Int, bytes: [UInt8])? {
+        try await read { db in
+            guard
+                let row = try await db.one(
+                    """
+                    SELECT run.id, run_facts.version, run_facts.facts FROM run
+                    LEFT JOIN run_facts ON run_facts.run_id = run.id WHERE run.uuid = ? AND run.account_id = ?
+                    """, uuid, account)
+            else { throw StoreError.notFound("run", uuid) }
+            guard let version = try row.intOrNil("version") else { return nil }
+            return (Int(version), try row.blob("facts"))
+        }
     }
 }

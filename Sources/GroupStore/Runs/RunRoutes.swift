@@ -101,6 +101,7 @@ struct RunRoutes {
             )
         }
         let digest = SHA256.hash(data: Data(file)).map { String(format: "%02x", $0) }.joined()
+        let facts = RunFacts(activity)
         return NewRun(
             uuid: uuid, started: activity.start,
             elapsedMS: try milliseconds(activity.summary.elapsedSeconds, "elapsed time"),
@@ -109,7 +110,7 @@ struct RunRoutes {
             format: format.rawValue, sha256: digest, file: file, summary: summary,
             averageHeartRate: statistics.averageHeartRate.flatMap {
                 $0.isFinite && $0 > 0 && $0 < 300 ? Int64($0.rounded()) : nil
-            }, facts: RunFacts(activity).encoded())
+            }, facts: facts.encoded(), thumbnail: facts.thumbnail())
     }
 
     /// How far ahead of the store's clock a run may start (a device's clock may be a little fast).

@@ -110,6 +110,8 @@ struct NewRun: Sendable {
     var averageHeartRate: Int64? = nil
     /// What its page shows (`RunFacts.encoded`), kept beside the file; none from a test's run.
     var facts: [UInt8]? = nil
+    /// The feed's small route (`RunFacts.thumbnail`).
+    var thumbnail: String? = nil
 
     /// The group whose baton the pack claimed (in `summary`), having started the run offline.
     var batonClaim: Int64? { RunRoutes.batonClaim(summary) }

@@ -16,6 +16,30 @@ struct RunSocial: Sendable, Equatable {
     var longest = CommentRules.longest
     /// For nobody signed in: where to sign in to give kudos or comment.
     var signIn: Link?
+    /// When the run started, and what its runner wrote about it.
+    var when: TimeText?
+    var description: String?
+    /// The owner's form for the title and description.
+    var post: PostForm?
+
+    struct PostForm: Sendable, Equatable {
+        var action: String
+        var title: String
+        var standard: String
+        var description: String
+        var longestTitle = RunPost.longestTitle
+        var longestDescription = RunPost.longestDescription
+    }
+
+    mutating func post(_ post: RunPost, run: StoredRun, zone: String, reader: Reader, owner: Bool) {
+        when = PageFormat.time(run.started, zone: reader.zone)
+        description = post.description
+        if owner {
+            self.post = PostForm(
+                action: SitePath.runPost(run.uuid).path, title: post.title ?? "",
+                standard: RunPost.standardTitle(run, zone: zone), description: post.description ?? "")
+        }
+    }
 
     struct Button: Sendable, Equatable {
         var action: String
@@ -99,6 +123,14 @@ extension WebPages {
                 try await repository.deleteComment(
                     uuid: uuid, id: try SocialRoutes.commentID(context), viewer: account.id)
                 return Self.redirect(.run(uuid, at: "responses"))
+            }
+        }
+        router.signedIn(.post, "/runs/:uuid/post") { request, context, account in
+            let form = try await Self.form(request, context)
+            return try await Self.seenRun(context, account) { uuid in
+                let post = try RunPost.checked(title: form["title"] ?? "", description: form["description"] ?? "")
+                try await repository.setPost(uuid: uuid, account: account.id, post)
+                return Self.redirect(.run(uuid))
             }
         }
         router.signedIn(.post, "/responses/seen") { _, _, account in

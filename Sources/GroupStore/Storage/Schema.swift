@@ -334,6 +334,16 @@ enum Schema {
                     PRIMARY KEY (account_id, field)
                 )
                 """),
+        // A run is a post (Social/RunPost.swift): a title (NULL: "Morning run" and the like, from
+        // its start in the runner's zone) and a description, both its owner's; and a small route
+        // for the feed, without the route's ends, made with the facts.
+        Migration(
+            version: 16, name: "runs' titles, descriptions and thumbnails",
+            sql: """
+                ALTER TABLE run ADD COLUMN title TEXT;
+                ALTER TABLE run ADD COLUMN description TEXT;
+                ALTER TABLE run ADD COLUMN thumbnail TEXT
+                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.

@@ -29,8 +29,6 @@ enum PageFormat {
         units.distance(meters: Double(mm) / 1000, decimals: 1)
     }
 
-    /// A time as a person reads it in their time zone, "Tue 24 Nov 2026, 16:49 CET", with the
-    /// exact instant. A zone Foundation does not know reads as UTC.
     /// Names as a sentence: "bob", "bob and cleo", "bob, cleo and dan"; past `most`, the rest
     /// as a count ("… and 4 others").
     static func list(_ names: [String], most: Int = 5) -> String {
@@ -40,6 +38,15 @@ enum PageFormat {
         return shown.isEmpty ? last : shown.joined(separator: ", ") + " and " + last
     }
 
+    /// The instant's wall-clock time in `zone` (UTC for a zone Foundation does not know).
+    static func local(_ instant: WallInstant, zone: String) -> CivilTime {
+        let date = Date(timeIntervalSince1970: Double(instant.nanosecondsSinceEpoch) / 1e9)
+        let offset = Int64((zone == "UTC" ? nil : TimeZone(identifier: zone))?.secondsFromGMT(for: date) ?? 0)
+        return CivilTime(instant.advanced(byNanoseconds: offset * nanosecondsPerSecond))
+    }
+
+    /// A time as a person reads it in their time zone, "Tue 24 Nov 2026, 16:49 CET", with the
+    /// exact instant. A zone Foundation does not know reads as UTC.
     static func time(_ instant: WallInstant, zone: String = "UTC") -> TimeText {
         let date = Date(timeIntervalSince1970: Double(instant.nanosecondsSinceEpoch) / 1e9)
         let timeZone = zone == "UTC" ? nil : TimeZone(identifier: zone)
