@@ -740,7 +740,7 @@ extension PageMakers {
         page.scope.action = t(page.scope.action)
         page.rows = page.rows.map {
             .init(
-                runner: t($0.runner), person: t($0.person), mine: $0.mine, href: t($0.href),
+                runner: link($0.runner), mine: $0.mine, href: t($0.href),
                 when: TimeText(iso: t($0.when.iso), text: t($0.when.text)), sport: t($0.sport),
                 distance: t($0.distance), time: t($0.time), pace: t($0.pace), responses: $0.responses.map(t),
                 title: t($0.title), description: $0.description.map(t),

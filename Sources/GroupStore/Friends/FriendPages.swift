@@ -27,9 +27,8 @@ struct FeedPage: PageModel {
     }
 
     struct Row: Sendable, Equatable {
-        var runner: String
-        /// The runner's page.
-        var person: String
+        /// The runner, and their page.
+        var runner: Link
         var mine: Bool
         /// The run's page.
         var href: String
@@ -63,7 +62,8 @@ struct FeedPage: PageModel {
             let seconds = Double(run.timerMS) / 1000
             let mine = runner == viewer
             return Row(
-                runner: runner, person: SitePath.person(runner).path, mine: mine, href: SitePath.run(run.uuid).path,
+                runner: Link(href: SitePath.person(runner).path, label: runner), mine: mine,
+                href: SitePath.run(run.uuid).path,
                 when: PageFormat.time(run.started, zone: reader.zone), sport: RunPage.sportName(run.sport),
                 distance: units.distance(meters: meters), time: Units.clock(seconds),
                 pace: units.pace(seconds: seconds, meters: meters),

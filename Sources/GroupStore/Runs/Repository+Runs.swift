@@ -30,7 +30,7 @@ extension StoreRepository {
                 ON CONFLICT (uuid) DO NOTHING RETURNING \(runColumns)
                 """, run.uuid, run.started.nanosecondsSinceEpoch, run.elapsedMS, run.timerMS, run.distanceMM,
                 run.sport, run.format, run.sha256, run.file.count, run.summary, now.nanosecondsSinceEpoch,
-                run.averageHeartRate, run.thumbnail, account)
+                run.averageHeartRate, run.facts?.thumbnail, account)
             guard let inserted else {
                 // A concurrent upload of the same uuid committed first (PostgreSQL waits for it).
                 guard let existing = try await Self.sameRun(db, run, account: account) else {
@@ -44,7 +44,7 @@ extension StoreRepository {
             let stored = try StoredRun(inserted)
             // In a table of its own, read only when the file is asked for (Schema, version 5).
             try await db.query("INSERT INTO run_file (run_id, file) VALUES (?, ?)", stored.id, run.file)
-            if let facts = run.facts {
+            if let facts = run.facts?.bytes {
                 try await db.query(
                     "INSERT INTO run_facts (run_id, version, facts) VALUES (?, ?, ?)", stored.id,
                     RunFacts.currentVersion, facts)

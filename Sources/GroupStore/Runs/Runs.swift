@@ -108,10 +108,9 @@ struct NewRun: Sendable {
     let summary: String
     /// Beats per minute over the run, when the file has heart rates.
     var averageHeartRate: Int64? = nil
-    /// What its page shows (`RunFacts.encoded`), kept beside the file; none from a test's run.
-    var facts: [UInt8]? = nil
-    /// The feed's small route (`RunFacts.thumbnail`).
-    var thumbnail: String? = nil
+    /// What its page shows (`RunFacts.encoded`), kept beside the file, and the feed's small
+    /// route (`RunFacts.thumbnail`); none from a test's run.
+    var facts: (bytes: [UInt8], thumbnail: String?)? = nil
 
     /// The group whose baton the pack claimed (in `summary`), having started the run offline.
     var batonClaim: Int64? { RunRoutes.batonClaim(summary) }
