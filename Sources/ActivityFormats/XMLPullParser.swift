@@ -254,8 +254,10 @@ struct XMLPullParser {
 }
 
 /// XML text escaping and the ISO 8601 times GPX and TCX use.
-enum XMLText {
-    static func escape(_ s: String) -> String {
+public enum XMLText {
+    /// Text for an XML element or attribute: markup characters escaped, and the characters XML
+    /// 1.0 cannot carry at all (C0 controls but tab and line ends, U+FFFE, U+FFFF) left out.
+    public static func escape(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for c in s.unicodeScalars {
@@ -264,7 +266,9 @@ enum XMLText {
             case ">": out += "&gt;"
             case "&": out += "&amp;"
             case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(c)
+            case "\t", "\n", "\r": out.unicodeScalars.append(c)
+            default:
+                if c.value >= 0x20, c.value != 0xFFFE, c.value != 0xFFFF { out.unicodeScalars.append(c) }
             }
         }
         return out

@@ -90,25 +90,6 @@ def world(accounts, runs, friends):
 
 
 # The feed's statements for viewer 1, first page, as Friends/Feed.swift builds them.
-SCAN_SQL = """
-SELECT run.id, account.username AS runner FROM run JOIN account ON account.id = run.account_id
-WHERE (run.account_id = 1 OR EXISTS (SELECT 1 FROM friend WHERE friend.account_id = 1
-        AND friend.friend_id = run.account_id AND friend.status = 'friends')
-    OR EXISTS (SELECT 1 FROM run_team JOIN member ON member.team_id = run_team.team_id
-        WHERE run_team.run_id = run.id AND member.account_id = 1))
-  AND (run.account_id = 1 OR (
-    NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = run.account_id AND block.blocked_id = 1)
-        OR (block.blocker_id = 1 AND block.blocked_id = run.account_id))
-    AND (run.visibility = 'public'
-        OR (run.visibility IN ('friends', 'groups') AND EXISTS (SELECT 1 FROM friend
-            WHERE friend.account_id = 1 AND friend.friend_id = run.account_id AND friend.status = 'friends'))
-        OR (run.visibility = 'groups' AND EXISTS (SELECT 1 FROM run_team
-            JOIN member ON member.team_id = run_team.team_id
-            WHERE run_team.run_id = run.id AND member.account_id = 1)))))
-  AND (run.started_ns < 9223372036854775807)
-ORDER BY run.started_ns DESC, run.id DESC LIMIT 26
-"""
-
 SEEN = """(run.account_id = 1 OR (
     NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = run.account_id AND block.blocked_id = 1)
         OR (block.blocker_id = 1 AND block.blocked_id = run.account_id))
@@ -118,6 +99,18 @@ SEEN = """(run.account_id = 1 OR (
         OR (run.visibility = 'groups' AND EXISTS (SELECT 1 FROM run_team
             JOIN member ON member.team_id = run_team.team_id
             WHERE run_team.run_id = run.id AND member.account_id = 1)))))"""
+SCAN_SQL = f"""
+SELECT run.id, account.username AS runner FROM run JOIN account ON account.id = run.account_id
+WHERE (run.account_id = 1 OR EXISTS (SELECT 1 FROM friend WHERE friend.account_id = 1
+        AND friend.friend_id = run.account_id AND friend.status = 'friends')
+    OR EXISTS (SELECT 1 FROM run_team JOIN member ON member.team_id = run_team.team_id
+        WHERE run_team.run_id = run.id AND member.account_id = 1))
+  AND {SEEN}
+  AND (run.started_ns < 9223372036854775807)
+ORDER BY run.started_ns DESC, run.id DESC LIMIT 26
+"""
+
+
 KEYSET = "(run.started_ns < 9223372036854775807 OR (run.started_ns = 9223372036854775807 AND run.id < 0))"
 
 

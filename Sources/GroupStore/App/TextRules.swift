@@ -29,6 +29,17 @@ enum TextRules {
         return text.precomposedStringWithCanonicalMapping
     }
 
+    /// Several lines of plain text (a comment, a description): line ends made `\n`, each line
+    /// checked as `plain`, blank lines and spaces around the whole trimmed.
+    static func paragraphs(_ text: String, field: String) throws(StoreError) -> String {
+        let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        var lines: [String] = []
+        for line in unified.split(separator: "\n", omittingEmptySubsequences: false) {
+            lines.append(try plain(String(line), field: field))
+        }
+        return lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The key two spellings of one name share: NFKC, then case folded. The Kelvin sign K (U+212A)
     /// and "K", "ﬁ" and "fi", "Ｇ" and "g", NFC and NFD spellings all give one key, so they cannot
     /// be two accounts.

@@ -1,3 +1,4 @@
+import ActivityFormats
 import Foundation
 import HTTPTypes
 import HandoffModel
@@ -8,25 +9,6 @@ import Hummingbird
 enum AtomFeed {
     static let entries = 20
 
-    /// XML text with `&`, `<`, `>`, `"` and `'` escaped; characters XML 1.0 forbids are left out.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                let v = scalar.value
-                if v >= 0x20 && !(0xFFFE...0xFFFF).contains(v) { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
-
     static func document(
         username: String, name: String, runs: [StoredRun], origin: String, units: Units = .km
     ) -> String {
@@ -35,12 +17,12 @@ enum AtomFeed {
         var xml = """
             <?xml version="1.0" encoding="utf-8"?>
             <feed xmlns="http://www.w3.org/2005/Atom">
-            <title>\(escaped("\(name)'s public runs"))</title>
-            <id>\(escaped(person))</id>
+            <title>\(XMLText.escape("\(name)'s public runs"))</title>
+            <id>\(XMLText.escape(person))</id>
             <updated>\(updated)</updated>
-            <link rel="self" type="application/atom+xml" href="\(escaped(person + "/feed.atom"))"/>
-            <link rel="alternate" type="text/html" href="\(escaped(person))"/>
-            <author><name>\(escaped(name))</name></author>
+            <link rel="self" type="application/atom+xml" href="\(XMLText.escape(person + "/feed.atom"))"/>
+            <link rel="alternate" type="text/html" href="\(XMLText.escape(person))"/>
+            <author><name>\(XMLText.escape(name))</name></author>
             <generator>Handoff</generator>
 
             """
@@ -52,12 +34,12 @@ enum AtomFeed {
                 "\(units.distance(meters: meters)) in \(Units.clock(seconds)), \(units.pace(seconds: seconds, meters: meters))"
             xml += """
                 <entry>
-                <title>\(escaped("\(sport), \(units.distance(meters: meters))"))</title>
+                <title>\(XMLText.escape("\(sport), \(units.distance(meters: meters))"))</title>
                 <id>urn:uuid:\(run.uuid)</id>
                 <published>\(iso(run.started))</published>
                 <updated>\(iso(run.uploaded))</updated>
-                <link rel="alternate" type="text/html" href="\(escaped(origin + SitePath.run(run.uuid).path))"/>
-                <summary>\(escaped(summary))</summary>
+                <link rel="alternate" type="text/html" href="\(XMLText.escape(origin + SitePath.run(run.uuid).path))"/>
+                <summary>\(XMLText.escape(summary))</summary>
                 </entry>
 
                 """

@@ -39,12 +39,7 @@ enum CommentRules {
     static let mostPerRun = 500
 
     static func text(_ raw: String) throws(StoreError) -> String {
-        let unified = raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        var lines: [String] = []
-        for line in unified.split(separator: "\n", omittingEmptySubsequences: false) {
-            lines.append(try TextRules.plain(String(line), field: "comment"))
-        }
-        let text = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try TextRules.paragraphs(raw, field: "comment")
         guard !text.isEmpty else {
             throw StoreError(.unprocessableContent, "empty_comment", "the comment is empty: write something to send")
         }

@@ -35,13 +35,7 @@ struct RunPost: Sendable, Equatable {
                 .unprocessableContent, "invalid_title",
                 "a title is at most \(longestTitle) characters and this one has \(title.count): shorten it")
         }
-        let unified = description.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(
-            of: "\r", with: "\n")
-        var lines: [String] = []
-        for line in unified.split(separator: "\n", omittingEmptySubsequences: false) {
-            lines.append(try TextRules.plain(String(line), field: "description"))
-        }
-        let text = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try TextRules.paragraphs(description, field: "description")
         guard text.count <= longestDescription else {
             throw StoreError(
                 .unprocessableContent, "invalid_description",
