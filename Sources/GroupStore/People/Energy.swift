@@ -14,20 +14,36 @@ enum Energy {
         }
     }
 
-    /// Kilocalories, or nil without a weight.
+    /// Kilocalories, or nil without a weight, or when the file's values give no plausible
+    /// estimate (a file may say a heart rate of 1e300 or a moving time of infinity).
     static func kilocalories(
         sport: String, meters: Double, minutes: Double, averageHeartRate: Double?, profile: Profile, at: WallInstant
     ) -> Double? {
-        guard let weight = profile.values[.weight].flatMap(Double.init) else { return nil }
-        if let heartRate = averageHeartRate, let age = profile.age(at: at), minutes > 0 {
+        guard let weight = profile.values[.weight].flatMap(Double.init), ProfileField.weights.contains(weight) else {
+            return nil
+        }
+        let estimate = estimate(
+            sport: sport, meters: meters, minutes: minutes, heartRate: averageHeartRate, weight: weight,
+            age: profile.age(at: at), gender: profile.values[.gender])
+        guard let estimate, estimate.isFinite, (0...100_000).contains(estimate) else { return nil }
+        return estimate
+    }
+
+    private static func estimate(
+        sport: String, meters: Double, minutes: Double, heartRate: Double?, weight: Double, age: Int?,
+        gender: String?
+    ) -> Double? {
+        if let heartRate, (30...250).contains(heartRate), let age, (0...130).contains(age),
+            minutes.isFinite, minutes > 0, minutes < 7 * 24 * 60
+        {
             let perMinute: Double? =
-                switch profile.values[.gender] {
+                switch gender {
                 case "man": -55.0969 + 0.6309 * heartRate + 0.1988 * weight + 0.2017 * Double(age)
                 case "woman": -20.4022 + 0.4472 * heartRate - 0.1263 * weight + 0.074 * Double(age)
                 default: nil
                 }
             if let perMinute, perMinute > 0 { return perMinute / 4.184 * minutes }
         }
-        return meters > 0 ? perKilogramKilometre(sport) * weight * meters / 1000 : nil
+        return meters.isFinite && meters > 0 ? perKilogramKilometre(sport) * weight * meters / 1000 : nil
     }
 }

@@ -101,7 +101,7 @@ struct Profile: Sendable, Equatable {
 
     /// Age in whole years at `instant`, from the birth year (the middle of it).
     func age(at instant: WallInstant) -> Int? {
-        values[.birthYear].flatMap(Int.init).map { CivilTime(instant).year - $0 }
+        values[.birthYear].flatMap(Int.init).flatMap { (1900...9999).contains($0) ? CivilTime(instant).year - $0 : nil }
     }
 }
 
