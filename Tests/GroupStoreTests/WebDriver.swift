@@ -113,6 +113,21 @@ final class Browser: @unchecked Sendable {
         }
     }
 
+    /// Waits until `condition` holds on the page, for a form that posts back to the page's own
+    /// address: the address cannot tell the answer's page from the page the button was on.
+    func waitUntil(_ what: String, timeout: TimeInterval = 30, _ condition: () async throws -> Bool) async throws {
+        let started = Date()
+        while true {
+            if try await script("return document.readyState") as? String == "complete", try await condition() {
+                return
+            }
+            if Date().timeIntervalSince(started) > timeout {
+                throw Failure(description: "waited \(Int(timeout)) s for \(what); the browser is at \(try await url)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     func open(_ url: String) async throws { _ = try await command("POST", "url", ["url": url]) }
 
     var url: String {
