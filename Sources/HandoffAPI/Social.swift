@@ -29,17 +29,20 @@ public struct CommentView: Codable, Sendable, Hashable {
     public var createdAt: String
     /// When its author last changed it, if they did.
     public var editedAt: String?
+    /// True on a comment the store's operator hid after a report; only its author is shown it.
+    public var hidden: Bool?
 
-    public init(id: Int64, author: String, text: String, createdAt: String, editedAt: String?) {
+    public init(id: Int64, author: String, text: String, createdAt: String, editedAt: String?, hidden: Bool? = nil) {
         self.id = id
         self.author = author
         self.text = text
         self.createdAt = createdAt
         self.editedAt = editedAt
+        self.hidden = hidden
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, author, text
+        case id, author, text, hidden
         case createdAt = "created_at"
         case editedAt = "edited_at"
     }

@@ -17,7 +17,7 @@ struct HandoffStore: AsyncParsableCommand {
             --public-url: the store tells packs where people link them, and will not guess it.
             """,
         version: StoreVersion.current,
-        subcommands: [AccountCommand.self])
+        subcommands: [AccountCommand.self, ModerationCommand.self])
 
     @Option(help: "The address to listen on (HANDOFF_STORE_HOST).")
     var host: String?

@@ -27,6 +27,26 @@ struct StorageOptions: ParsableArguments {
         return (environment["HOME"] ?? ".") + "/.local/share/handoff-store"
     }
 
+    /// Runs `body` with the store's repository over its database (migrated first), for the
+    /// operator's commands; the store's own errors become a sentence and a non-zero exit.
+    func withRepository<T: Sendable>(_ body: @escaping @Sendable (StoreRepository) async throws -> T) async throws -> T
+    {
+        var logger = Logger(label: "handoff.store")
+        logger.logLevel = .warning
+        let database = try open(ProcessInfo.processInfo.environment, logger: logger)
+        let work = { @Sendable in try await body(try await StoreRepository(database)) }
+        do {
+            if let postgres = database as? PostgresDatabase {
+                return try await postgres.whileRunning { try await work() }
+            }
+            return try await work()
+        } catch let error as StoreError {
+            throw HandoffStore.refuse(error.message)
+        } catch let error as SQLError {
+            throw HandoffStore.refuse(error.description)
+        }
+    }
+
     /// The database, not yet migrated.
     func open(_ environment: [String: String], logger: Logger) throws -> any SQLDatabase {
         if let url = databaseURL(environment) { return try PostgresDatabase(url: url, logger: logger) }
@@ -100,27 +120,12 @@ struct AccountCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
-            var logger = Logger(label: "handoff.store")
-            logger.logLevel = .warning
-            let database = try storage.open(environment, logger: logger)
             let base =
                 (url ?? environment["HANDOFF_STORE_PUBLIC_URL"]).flatMap { $0.isEmpty ? nil : $0 }
                 ?? "http://127.0.0.1:8080"
-            let token: String
             let now = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970)
-            let issue = { @Sendable [user] in
-                try await StoreRepository(database).issuePasswordReset(username: user, now: now)
-            }
-            do {
-                if let postgres = database as? PostgresDatabase {
-                    token = try await postgres.whileRunning { try await issue() }
-                } else {
-                    token = try await issue()
-                }
-            } catch let error as StoreError {
-                throw HandoffStore.refuse(error.message)
-            } catch let error as SQLError {
-                throw HandoffStore.refuse(error.description)
+            let token = try await storage.withRepository { [user] repository in
+                try await repository.issuePasswordReset(username: user, now: now)
             }
             print((base.hasSuffix("/") ? String(base.dropLast()) : base) + "/reset/" + token)
             FileHandle.standardError.write(

@@ -42,7 +42,7 @@ struct OpenAPITypesTests {
         sport: "running", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true, kudos: 2, comments: 1)
     static let comment = CommentView(
         id: 1, author: "bob", text: "Strong finish!", createdAt: "2026-11-01T01:00:00Z",
-        editedAt: "2026-11-01T01:05:00Z")
+        editedAt: "2026-11-01T01:05:00Z", hidden: true)
 
     /// Every JSON schema of the document, by name, with an example of its type.
     static let examples: [String: any Encodable & Sendable] = [
@@ -93,6 +93,9 @@ struct OpenAPITypesTests {
         "Kudos": KudosView(count: 2, given: true, from: ["bob", "cleo"]),
         "CommentBody": CommentBody(text: "Strong finish!"),
         "Comment": comment,
+        "ReportBody": ReportBody(
+            kind: "comment", run: "0f8fad5b-d9cb-469f-a165-70867728950e", comment: 1, username: "bob", reason: "Spam"),
+        "Report": ReportView(id: 1, kind: "comment", createdAt: "2026-11-01T01:00:00Z", resolved: false),
         "CommentList": CommentList(comments: [comment]),
         "RunChange": RunChange(visibility: "friends", mapVisibility: "private"),
         "Member": member,

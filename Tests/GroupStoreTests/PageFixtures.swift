@@ -69,6 +69,8 @@ struct PageFixture: Sendable {
             PageFixture(name: "group-after", model: f.group(.after)),
             PageFixture(name: "message", model: f.message(link: true)),
             PageFixture(name: "message-plain", model: f.message(link: false)),
+            PageFixture(name: "report-comment", model: f.report(comment: true)),
+            PageFixture(name: "report-profile-error", model: f.report(comment: false)),
         ]
     }
 }
@@ -409,7 +411,7 @@ extension PageMakers {
         let comments = [
             StoredComment(
                 id: 1, author: "bob", authorID: 2, text: "Strong finish!\nSee you Tuesday.", created: at, edited: nil),
-            StoredComment(id: 2, author: "ada", authorID: 1, text: "Thanks", created: at, edited: at),
+            StoredComment(id: 2, author: "ada", authorID: 1, text: "Thanks", created: at, edited: at, hidden: true),
         ]
         let ada = Account(
             id: state == .friend ? 3 : 1, email: "ada@example.org", username: "ada", passwordHash: "", created: at)
@@ -439,7 +441,8 @@ extension PageMakers {
         social.comments = social.comments.map {
             .init(
                 id: t($0.id), author: link($0.author), when: TimeText(iso: t($0.when.iso), text: t($0.when.text)),
-                text: t($0.text), edited: $0.edited, edit: $0.edit.map(t), delete: $0.delete.map(t))
+                text: t($0.text), edited: $0.edited, edit: $0.edit.map(t), delete: $0.delete.map(t),
+                report: $0.report.map(t), hidden: $0.hidden)
         }
         social.comment = social.comment.map(t)
         social.signIn = social.signIn.map(link)
@@ -605,7 +608,7 @@ extension PageMakers {
         page.friendship = page.friendship.map(t)
         page.ask = page.ask.map { .init(action: t($0.action), username: t($0.username)) }
         page.edit = page.edit.map(t)
-        page.compare = page.compare.map(link)
+        page.others = page.others.map { .init(compare: link($0.compare), report: t($0.report)) }
         page.atom = t(page.atom)
         page.empty = t(page.empty)
         return page

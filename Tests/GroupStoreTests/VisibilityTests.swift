@@ -6,8 +6,8 @@ import Testing
 @testable import GroupStore
 
 /// Who sees a run: the rule as a table written out by hand, and the rule's SQL against the rule
-/// on random worlds built by random sequences of asks, accepts, removals, blocks, joins, leaves
-/// and visibility changes, on both engines.
+/// on random worlds built by random sequences of asks, accepts, removals, blocks, joins, leaves,
+/// suspensions and visibility changes, on both engines.
 @Suite("Who sees a run: the rule, its table, and its SQL on random worlds")
 struct VisibilityTests {
     typealias Relation = RunVisibility.Relation
@@ -23,6 +23,8 @@ struct VisibilityTests {
         ("a blocked friend", Relation(isFriend: true, blocked: true)),
         ("a blocked group-mate", Relation(inRunsGroup: true, blocked: true)),
         ("a blocked stranger", Relation(blocked: true)),
+        ("a friend of a suspended runner", Relation(isFriend: true, inRunsGroup: true, ownerSuspended: true)),
+        ("nobody signed in, a suspended runner", Relation(signedIn: false, ownerSuspended: true)),
     ]
 
     /// Who sees a run at each level, written out, not computed.
@@ -61,13 +63,16 @@ struct VisibilityTests {
         var blocks: Set<[Int64]> = []  // [blocker, blocked]
         var members: [Int64: Set<Int64>] = [:]  // group → accounts
         var runs: [Int64: (owner: Int64, visibility: RunVisibility, map: RunVisibility, groups: Set<Int64>)] = [:]
+        var suspended: Set<Int64> = []
 
         func relation(_ viewer: Int64?, run: Int64) -> Relation {
-            guard let viewer, let run = runs[run] else { return Relation(signedIn: false) }
+            guard let run = runs[run] else { return Relation(signedIn: false) }
+            guard let viewer else { return Relation(signedIn: false, ownerSuspended: suspended.contains(run.owner)) }
             return Relation(
                 isOwner: viewer == run.owner, isFriend: friends.contains([viewer, run.owner].sorted()),
                 inRunsGroup: run.groups.contains { members[$0]?.contains(viewer) == true },
-                blocked: blocks.contains([run.owner, viewer]) || blocks.contains([viewer, run.owner]))
+                blocked: blocks.contains([run.owner, viewer]) || blocks.contains([viewer, run.owner]),
+                ownerSuspended: suspended.contains(run.owner))
         }
 
         func visible(_ viewer: Int64?, map: Bool) -> Set<Int64> {
@@ -111,7 +116,7 @@ struct VisibilityTests {
             for _ in 0..<160 {
                 let a = world.accounts.randomElement(using: &random)!
                 let b = world.accounts.randomElement(using: &random)!
-                let action = Int.random(in: 0..<10, using: &random)
+                let action = Int.random(in: 0..<11, using: &random)
                 do {
                     switch action {
                     case 0, 1:
@@ -162,6 +167,12 @@ struct VisibilityTests {
                         let groups = Set(world.members.keys.filter { _ in Bool.random(using: &random) })
                         let id = try await Self.insertRun(database, owner: a, visibility, map, groups: groups)
                         world.runs[id] = (a, visibility, map, groups)
+                    case 9:
+                        // The operator suspends an account, or lifts a suspension.
+                        let name = "r\(world.accounts.firstIndex(of: a) ?? 0)"
+                        let suspend = !world.suspended.contains(a)
+                        try await repository.setSuspended(username: name, suspend, reason: "test", now: now)
+                        if suspend { world.suspended.insert(a) } else { world.suspended.remove(a) }
                     default:
                         guard let id = world.runs.keys.sorted().randomElement(using: &random) else { break }
                         let visibility = RunVisibility.allCases.randomElement(using: &random)!

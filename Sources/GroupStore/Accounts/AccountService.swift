@@ -117,8 +117,14 @@ public struct AccountService: Sendable {
             throw StoreError(.unauthorized, "wrong_credentials", "the login or the password is wrong")
         }
         try await repository.passwordAccepted(key: key, address: address, at: time)
+        guard try await !repository.isSuspended(account.id) else { throw Self.suspended }
         return (account, try await issue(account.id))
     }
+
+    static let suspended = StoreError(
+        .forbidden, "account_suspended",
+        "this account is suspended by the store's operator after a report: ask the operator if you think it is a mistake"
+    )
 
     /// Password attempts are limited per account, however it is named (username or email) and
     /// wherever the password is asked (signing in, changing email or password, deleting), per

@@ -51,6 +51,9 @@ enum SitePath: Equatable {
     /// POST: the owner's title and description of a run.
     case runPost(String)
     case commentDelete(String, Int64)
+    /// The form that reports a comment, or a person's profile, to the store's operator.
+    case reportComment(String, Int64)
+    case reportPerson(String)
     /// POST: the runner has seen the new kudos and comments on their runs.
     case responsesSeen
     /// A person's page, by username.
@@ -112,6 +115,8 @@ enum SitePath: Equatable {
         case .runPost(let uuid): "/runs/\(Self.percentEncode(uuid))/post"
         case .commentEdit(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/edit"
         case .commentDelete(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/delete"
+        case .reportComment(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/report"
+        case .reportPerson(let username): "/people/" + Self.percentEncode(username) + "/report"
         case .responsesSeen: "/responses/seen"
         case .person(let username): "/people/" + Self.percentEncode(username)
         case .compare(let username): "/compare/" + Self.percentEncode(username)

@@ -58,7 +58,8 @@ extension StoreRepository {
             SELECT \(Self.runColumnsQualified), account.username AS runner, account.time_zone AS runner_zone,
                 run.title, run.description, run.thumbnail, CASE WHEN \(map) THEN 1 ELSE 0 END AS map_seen,
                 (SELECT count(*) FROM kudos WHERE kudos.run_id = run.id AND \(kudosFree)) AS kudos_n,
-                (SELECT count(*) FROM comment WHERE comment.run_id = run.id AND \(commentFree)) AS comments_n
+                (SELECT count(*) FROM comment WHERE comment.run_id = run.id AND \(commentFree)
+                    AND comment.hidden_ns IS NULL) AS comments_n
             """
         let selectArguments = mapArguments + kudosArguments + commentArguments
         return try await read { db in

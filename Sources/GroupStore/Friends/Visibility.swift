@@ -10,8 +10,9 @@
 ///   left sees no more);
 /// - `public`: anyone, signed in or not.
 ///
-/// Blocking either way hides everything of the owner's from the other, whatever the level. The
-/// owner always sees their own runs.
+/// Blocking either way hides everything of the owner's from the other, whatever the level, and an
+/// account the operator suspended (`handoff-store moderation`) shows nothing to anyone. The owner
+/// always sees their own runs.
 public enum RunVisibility: String, CaseIterable, Sendable, Comparable {
     case `private`
     case friends
@@ -59,12 +60,14 @@ public enum RunVisibility: String, CaseIterable, Sendable, Comparable {
         var inRunsGroup = false
         /// The owner blocked the viewer, or the viewer the owner.
         var blocked = false
+        /// The store's operator suspended the owner's account.
+        var ownerSuspended = false
     }
 
     /// The rule.
     func allows(_ relation: Relation) -> Bool {
         if relation.isOwner { return true }
-        if relation.blocked { return false }
+        if relation.blocked || relation.ownerSuspended { return false }
         switch self {
         case .private: return false
         case .friends: return relation.isFriend
@@ -84,12 +87,13 @@ public enum RunVisibility: String, CaseIterable, Sendable, Comparable {
     /// `visibility`, or `column` for the map's), for `viewer` (nil: nobody signed in), with the
     /// values to bind in order.
     static func sql(viewer: Int64?, column: String = "run.visibility") -> (sql: String, arguments: [SQLValue]) {
-        guard let viewer else { return ("\(column) = 'public'", []) }
+        let present = "NOT EXISTS (SELECT 1 FROM suspension WHERE suspension.account_id = run.account_id)"
+        guard let viewer else { return ("(\(column) = 'public' AND \(present))", []) }
         let v = SQLValue.integer(viewer)
         return (
             """
-            (run.account_id = ? OR (
-                NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = run.account_id AND block.blocked_id = ?)
+            (run.account_id = ? OR (\(present)
+                AND NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = run.account_id AND block.blocked_id = ?)
                     OR (block.blocker_id = ? AND block.blocked_id = run.account_id))
                 AND (\(column) = 'public'
                     OR (\(column) IN ('friends', 'groups') AND EXISTS (SELECT 1 FROM friend

@@ -18,11 +18,17 @@ struct PersonPage: PageModel {
     var ask: Ask?
     /// On the person's own page: where to change it.
     var edit: String?
-    /// On anyone else's: the page that compares the viewer with them.
-    var compare: Link?
+    /// On anyone else's: the page that compares the viewer with them, and the form that reports
+    /// their profile to the operator.
+    var others: Others?
     /// The person's public runs for feed readers.
     var atom: String
     var empty: String
+
+    struct Others: Sendable, Equatable {
+        var compare: Link
+        var report: String
+    }
 
     struct Ask: Sendable, Equatable {
         var action: String
@@ -51,7 +57,9 @@ struct PersonPage: PageModel {
         if person.relation.isOwner {
             edit = SitePath.settings.path + "#profile"
         } else {
-            compare = Link(href: SitePath.compare(name).path, label: "Compare yourself with \(name)")
+            others = Others(
+                compare: Link(href: SitePath.compare(name).path, label: "Compare yourself with \(name)"),
+                report: SitePath.reportPerson(name).path)
             switch person.friendship {
             case .friends: friendship = "You and \(name) are friends."
             case .asked: friendship = "You asked \(name) to be friends."

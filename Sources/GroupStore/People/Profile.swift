@@ -146,10 +146,11 @@ extension StoreRepository {
                 CASE WHEN EXISTS (SELECT 1 FROM member AS mine JOIN member AS theirs ON theirs.team_id = mine.team_id
                     WHERE mine.account_id = ? AND theirs.account_id = ?) THEN 1 ELSE 0 END AS mates,
                 CASE WHEN EXISTS (SELECT 1 FROM block WHERE (blocker_id = ? AND blocked_id = ?)
-                    OR (blocker_id = ? AND blocked_id = ?)) THEN 1 ELSE 0 END AS blocked
-            """, viewer, person, viewer, person, viewer, person, person, viewer)
+                    OR (blocker_id = ? AND blocked_id = ?)) THEN 1 ELSE 0 END AS blocked,
+                CASE WHEN EXISTS (SELECT 1 FROM suspension WHERE account_id = ?) THEN 1 ELSE 0 END AS suspended
+            """, viewer, person, viewer, person, viewer, person, person, viewer, person)
         return RunVisibility.Relation(
             isFriend: try row?.int("friends") == 1, inRunsGroup: try row?.int("mates") == 1,
-            blocked: try row?.int("blocked") == 1)
+            blocked: try row?.int("blocked") == 1, ownerSuspended: try row?.int("suspended") == 1)
     }
 }

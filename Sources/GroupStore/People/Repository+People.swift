@@ -32,7 +32,7 @@ extension StoreRepository {
         let (seen, arguments) = RunVisibility.sql(viewer: viewer)
         return try await read { db in
             let relation = try await Self.relation(db, viewer: viewer, person: account.id)
-            guard !relation.blocked else { return nil }
+            guard !relation.blocked, !relation.ownerSuspended else { return nil }
             let profile = try await Self.profile(db, account.id)
             let total = try await db.query(
                 """

@@ -9,6 +9,8 @@ struct StoredComment: Sendable, Equatable {
     var text: String
     var created: WallInstant
     var edited: WallInstant?
+    /// Hidden by the store's operator after a report: shown to its author alone, saying so.
+    var hidden = false
 }
 
 /// Kudos on a run as one viewer is shown them: how many, whether the viewer gave one, and from whom.
@@ -55,13 +57,14 @@ enum CommentRules {
 extension StoreRepository {
     static let noComment = StoreError(.notFound, "comment_not_found", "there is no such comment on this run")
 
-    /// Neither `viewer` (the first value bound) nor the person in `column` blocked the other;
-    /// always true for nobody signed in.
+    /// The person in `column` may be heard by `viewer` (the first value bound): their account is
+    /// not suspended, and neither of them blocked the other.
     static func unblocked(_ column: String, viewer: Int64?) -> (sql: String, arguments: [SQLValue]) {
-        guard let viewer else { return ("1 = 1", []) }
+        let present = "NOT EXISTS (SELECT 1 FROM suspension WHERE suspension.account_id = \(column))"
+        guard let viewer else { return (present, []) }
         return (
             """
-            NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = ? AND block.blocked_id = \(column))
+            \(present) AND NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = ? AND block.blocked_id = \(column))
                 OR (block.blocker_id = \(column) AND block.blocked_id = ?))
             """, [.integer(viewer), .integer(viewer)]
         )
@@ -133,13 +136,15 @@ extension StoreRepository {
         return try await db.query(
             """
             SELECT comment.*, account.username FROM comment JOIN account ON account.id = comment.account_id
-            WHERE comment.run_id = ? AND \(unblocked) ORDER BY comment.id
-            """, [.integer(run)] + arguments
+            WHERE comment.run_id = ? AND \(unblocked) AND (comment.hidden_ns IS NULL OR comment.account_id = ?)
+            ORDER BY comment.id
+            """, [.integer(run)] + arguments + [.integer(viewer ?? -1)]
         ).map { row in
             StoredComment(
                 id: try row.int("id"), author: try row.text("username"), authorID: try row.int("account_id"),
                 text: try row.text("body"), created: WallInstant(nanosecondsSinceEpoch: try row.int("created_ns")),
-                edited: try row.intOrNil("edited_ns").map(WallInstant.init(nanosecondsSinceEpoch:)))
+                edited: try row.intOrNil("edited_ns").map(WallInstant.init(nanosecondsSinceEpoch:)),
+                hidden: try row.intOrNil("hidden_ns") != nil)
         }
     }
 
@@ -221,6 +226,7 @@ extension StoreRepository {
             SELECT 'comment', comment.created_ns, account.username, run.uuid, run.sport, run.started_ns, comment.body
             FROM comment JOIN run ON run.id = comment.run_id JOIN account ON account.id = comment.account_id
             WHERE run.account_id = ? AND comment.account_id <> ? AND comment.created_ns > ? AND \(commentFree)
+                AND comment.hidden_ns IS NULL
             """
         return try await read { db in
             let seen = SQLValue.integer(

@@ -57,6 +57,10 @@ struct RunSocial: Sendable, Equatable {
         var edit: String?
         /// The author's or the run's owner's button to delete it.
         var delete: String?
+        /// Anyone else's way to report it to the operator.
+        var report: String?
+        /// Hidden by the operator: shown to its author alone, saying so.
+        var hidden: Bool
     }
 
     init(runner: String?) { self.runner = runner.map { Link(href: SitePath.person($0).path, label: $0) } }
@@ -83,7 +87,9 @@ struct RunSocial: Sendable, Equatable {
                 author: Link(href: SitePath.person(comment.author).path, label: comment.author),
                 when: PageFormat.time(comment.created, zone: reader.zone), text: comment.text,
                 edited: comment.edited != nil, edit: mine ? SitePath.commentEdit(uuid, comment.id).path : nil,
-                delete: mine || owner ? SitePath.commentDelete(uuid, comment.id).path : nil)
+                delete: mine || owner ? SitePath.commentDelete(uuid, comment.id).path : nil,
+                report: viewer != nil && !mine ? SitePath.reportComment(uuid, comment.id).path : nil,
+                hidden: comment.hidden)
         }
         comment = viewer == nil ? nil : SitePath.runComments(uuid).path
         signIn = viewer == nil ? Link(href: SitePath.login(next: SitePath.run(uuid).path).path, label: "Sign in") : nil

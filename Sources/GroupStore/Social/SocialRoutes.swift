@@ -16,7 +16,7 @@ extension CommentView {
     init(_ comment: StoredComment) {
         self.init(
             id: comment.id, author: comment.author, text: comment.text, createdAt: iso(comment.created),
-            editedAt: comment.edited.map(iso))
+            editedAt: comment.edited.map(iso), hidden: comment.hidden ? true : nil)
     }
 }
 

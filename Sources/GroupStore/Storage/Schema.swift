@@ -29,7 +29,10 @@ enum Schema {
         }
     }
 
-    static let migrations = [
+    static let migrations = foundation + social
+
+    /// Accounts, packs, groups, the baton and runs (issues 1–32).
+    static let foundation = [
         Migration(
             version: 1, name: "accounts, devices, groups, the baton, runs",
             sql: """
@@ -262,88 +265,6 @@ enum Schema {
         Migration(
             version: 11, name: "each person's maximum heart rate",
             sql: "ALTER TABLE account ADD COLUMN max_heart_rate INT"),
-        // Friends and blocks, and who sees each run (Friends/Visibility.swift). An ask is one row,
-        // asker to asked ('asked'); friends are two rows, one each way ('friends'), so "is the
-        // viewer a friend of the run's owner" is one primary-key lookup. Runs stored before are
-        // seen by friends and group-mates, the default.
-        Migration(
-            version: 12, name: "friends, blocks, and who sees each run and its map",
-            sql: """
-                CREATE TABLE friend (
-                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
-                    friend_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
-                    status TEXT NOT NULL CHECK (status IN ('asked', 'friends')),
-                    created_ns INT NOT NULL,
-                    PRIMARY KEY (account_id, friend_id)
-                );
-                CREATE INDEX friend_friend ON friend (friend_id, account_id);
-                CREATE TABLE block (
-                    blocker_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
-                    blocked_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
-                    created_ns INT NOT NULL,
-                    PRIMARY KEY (blocker_id, blocked_id)
-                );
-                CREATE INDEX block_blocked ON block (blocked_id, blocker_id);
-                ALTER TABLE run ADD COLUMN visibility TEXT NOT NULL DEFAULT 'groups';
-                ALTER TABLE run ADD COLUMN map_visibility TEXT NOT NULL DEFAULT 'groups';
-                ALTER TABLE account ADD COLUMN run_visibility TEXT NOT NULL DEFAULT 'groups';
-                ALTER TABLE account ADD COLUMN map_visibility TEXT NOT NULL DEFAULT 'groups';
-                ALTER TABLE account ADD COLUMN feed_scope TEXT NOT NULL DEFAULT 'everyone'
-                """),
-        // The feed reads runs newest first and keeps those the viewer may see: on this index it
-        // stops at the page's end instead of sorting every run (scripts/bench-store/feed.py: 570 ms
-        // to 1.6 ms for a person with 500 friends among a million runs, SQLite).
-        Migration(
-            version: 13, name: "runs by start time, for the feed",
-            sql: "CREATE INDEX run_started ON run (started_ns, id)"),
-        // Kudos (one per person per run) and comments, seen by whoever sees the run
-        // (Social/Repository+Social.swift); `responses_seen_ns` is when the runner last marked
-        // those on their runs as seen, for the count on the home page.
-        Migration(
-            version: 14, name: "kudos and comments",
-            sql: """
-                CREATE TABLE kudos (
-                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
-                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
-                    created_ns INT NOT NULL,
-                    PRIMARY KEY (run_id, account_id)
-                );
-                CREATE INDEX kudos_account ON kudos (account_id);
-                CREATE TABLE comment (
-                    id ID,
-                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
-                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
-                    body TEXT NOT NULL,
-                    created_ns INT NOT NULL,
-                    edited_ns INT
-                );
-                CREATE INDEX comment_run ON comment (run_id, id);
-                CREATE INDEX comment_account ON comment (account_id);
-                ALTER TABLE account ADD COLUMN responses_seen_ns INT NOT NULL DEFAULT 0
-                """),
-        // A person's profile (People/Profile.swift): one row per field they filled in, each with
-        // who sees it; a field left empty has no row.
-        Migration(
-            version: 15, name: "profiles",
-            sql: """
-                CREATE TABLE profile_field (
-                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
-                    field TEXT NOT NULL,
-                    value TEXT NOT NULL,
-                    visibility TEXT NOT NULL DEFAULT 'private',
-                    PRIMARY KEY (account_id, field)
-                )
-                """),
-        // A run is a post (Social/RunPost.swift): a title (NULL: "Morning run" and the like, from
-        // its start in the runner's zone) and a description, both its owner's; and a small route
-        // for the feed, without the route's ends, made with the facts.
-        Migration(
-            version: 16, name: "runs' titles, descriptions and thumbnails",
-            sql: """
-                ALTER TABLE run ADD COLUMN title TEXT;
-                ALTER TABLE run ADD COLUMN description TEXT;
-                ALTER TABLE run ADD COLUMN thumbnail TEXT
-                """),
     ]
 
     /// The statements of a migration that `dialect` runs, in order, in its types.

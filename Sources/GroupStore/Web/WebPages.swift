@@ -29,6 +29,7 @@ struct WebPages {
         registerComparePage(pages)
         registerAtomFeed(pages)
         registerProfileForm(pages)
+        registerReportPages(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
                 Response(
