@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ActivityFormats", targets: ["ActivityFormats"]),
         .library(name: "Recorder", targets: ["Recorder"]),
         .library(name: "WebForms", targets: ["WebForms"]),
+        .library(name: "Photos", targets: ["Photos"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -48,6 +49,8 @@ let package = Package(
         .target(name: "RunSimulator", dependencies: ["HandoffModel", "SensorCodecs"]),
         // Web form bodies (multipart/form-data): pure, no Hummingbird or Foundation, so a fuzzer builds it alone.
         .target(name: "WebForms"),
+        // Photo uploads (JPEG, PNG): metadata out, bombs refused; pure, no Foundation, so a fuzzer builds it alone.
+        .target(name: "Photos"),
         // The group store's HTTP API as Codable types, for the store and for its clients.
         .target(name: "HandoffAPI", dependencies: ["SensorCodecs"]),
 
@@ -101,7 +104,7 @@ let package = Package(
         .target(
             name: "GroupStore",
             dependencies: [
-                "HandoffModel", "HandoffAPI", "SensorCodecs", "ActivityFormats", "WebForms",
+                "HandoffModel", "HandoffAPI", "SensorCodecs", "ActivityFormats", "WebForms", "Photos",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -169,6 +172,9 @@ let package = Package(
                 "BlueZ", "GATT", "SensorCodecs", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        .testTarget(
+            name: "PhotosTests",
+            dependencies: ["Photos", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(
             name: "RecorderTests",
             dependencies: ["HandoffModel", "Recorder", "RunSimulator", "SensorCodecs", "TestSupport"]),

@@ -43,5 +43,6 @@ let package = Package(
         fuzzTarget("gatt", ["SensorCodecs"]),
         fuzzTarget("replay", ["SensorCodecs", "HandoffModel", "Recorder"]),
         fuzzTarget("multipart", ["WebForms"]),
+        fuzzTarget("photo", ["Photos"]),
     ]
 )
