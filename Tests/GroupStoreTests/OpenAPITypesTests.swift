@@ -95,6 +95,10 @@ struct OpenAPITypesTests {
         "Comment": comment,
         "ReportBody": ReportBody(
             kind: "comment", run: "0f8fad5b-d9cb-469f-a165-70867728950e", comment: 1, username: "bob", reason: "Spam"),
+        "Photo": PhotoView(
+            key: "0123456789abcdef0123456789abcdef", url: "/photos/0123456789abcdef0123456789abcdef", format: "jpeg",
+            width: 480, height: 640, size: 120_000, visibility: "friends"),
+        "PhotoList": PhotoList(photos: []),
         "Report": ReportView(id: 1, kind: "comment", createdAt: "2026-11-01T01:00:00Z", resolved: false),
         "CommentList": CommentList(comments: [comment]),
         "RunChange": RunChange(visibility: "friends", mapVisibility: "private"),

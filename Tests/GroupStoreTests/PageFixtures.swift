@@ -446,6 +446,7 @@ extension PageMakers {
         }
         social.comment = social.comment.map(t)
         social.signIn = social.signIn.map(link)
+        if [.outdoor, .friend].contains(state) { social.photos = runPhotos(owner: state == .outdoor) }
         return social
     }
 
@@ -575,6 +576,7 @@ extension PageMakers {
         page.heart = .init(action: t(page.heart.action), maximum: t(page.heart.maximum))
         page.audience = audience(page.audience)
         page.delete = .init(action: t(page.delete.action), consequence: t(page.delete.consequence))
+        page.profile.photo = photoForm(notice ? Self.photos[1] : nil)
         return page
     }
 
@@ -598,6 +600,7 @@ extension PageMakers {
             t(page.avatar.initials), t(page.avatar.colour), t(page.avatar.label)
         )
         page.username = t(page.username)
+        if friends { page.avatar.photo = picture(Picture(Self.photos[0], alt: "bob's photo")) }
         page.fields = page.fields.map { .init(label: t($0.label), value: t($0.value)) }
         page.totals = page.totals.map { .init(label: t($0.label), value: t($0.value)) }
         page.runs = page.runs.map {
@@ -747,7 +750,9 @@ extension PageMakers {
                 when: TimeText(iso: t($0.when.iso), text: t($0.when.text)), sport: t($0.sport),
                 distance: t($0.distance), time: t($0.time), pace: t($0.pace), responses: $0.responses.map(t),
                 title: t($0.title), description: $0.description.map(t),
-                thumbnail: $0.thumbnail.map { .init(lines: $0.lines.map(t)) })
+                media: .init(
+                    thumbnail: $0.media.thumbnail.map { .init(lines: $0.lines.map(t)) },
+                    photos: $0.mine ? Self.photos.map { picture(Picture($0, alt: "Photo of ada's run")) } : []))
         }
         page.next = page.next.map(link)
         page.empty = t(page.empty)

@@ -8,10 +8,13 @@ import Testing
 
 /// Every route of the OpenAPI document, pages included, asked by people who may see nothing of
 /// ada's: a stranger, someone she blocked, and nobody signed in. Each read of her private and
-/// friends-only runs, their comments and her private profile fields is refused or shows none of
-/// it, and no write on them goes through.
+/// friends-only runs, their comments, photos and her private profile fields and photo is refused
+/// or shows none of it, and no write on them goes through.
 @Suite("Every route and page, walked as each viewer who may see nothing")
 struct PrivacyWalkTests {
+    /// A 1×1 PNG (made with Pillow).
+    static let tinyPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGM4IScHAAK2AQU0pnWqAAAAAElFTkSuQmCC"
+
     /// Words that only ever appear where ada's private things are shown.
     static let secret = "SECRET-"
 
@@ -48,6 +51,16 @@ struct PrivacyWalkTests {
                     ["title": "SECRET-\(level)-title", "description": "SECRET-\(level)-words"], cookie: adaCookie)
                 runs.append(uuid)
             }
+            // A private profile photo, and a photo on each run.
+            let photo = Array(Data(base64Encoded: Self.tinyPNG)!)
+            var keys = [
+                try await client.call(.put, "/v1/me/photo", token: ada, body: photo).decode(PhotoView.self).key
+            ]
+            for uuid in runs {
+                keys.append(
+                    try await client.call(.post, "/v1/runs/\(uuid)/photos", token: ada, body: photo)
+                        .decode(PhotoView.self).key)
+            }
             let comment = try await client.call(
                 .post, "/v1/runs/\(runs[1])/comments", token: bob, json: ["text": "SECRET-COMMENT"]
             ).decode(CommentView.self)
@@ -67,12 +80,17 @@ struct PrivacyWalkTests {
             var asked = 0
             for (template, operations) in paths.sorted(by: { $0.key < $1.key }) {
                 for method in ["get", "post", "put", "patch", "delete"] where operations[method] != nil {
-                    let touchesRun = template.contains("{uuid}") || template.contains("{comment}")
+                    let touchesRun =
+                        template.contains("{uuid}") || template.contains("{comment}") || template.contains("{key}")
                     // Writes only where they name ada's runs or comments: the rest act on the
                     // caller's own things (and one deletes the caller).
                     guard method == "get" || touchesRun else { continue }
-                    for uuid in template.contains("{uuid}") ? runs : [runs[0]] {
+                    let pairs =
+                        template.contains("{uuid}")
+                        ? Array(zip(runs, keys.dropFirst())) : keys.map { (runs[0], $0) }
+                    for (uuid, key) in template.contains("{key}") || template.contains("{uuid}") ? pairs : [pairs[0]] {
                         let path = template.replacingOccurrences(of: "{uuid}", with: uuid)
+                            .replacingOccurrences(of: "{key}", with: key)
                             .replacingOccurrences(of: "{comment}", with: String(comment.id))
                             .replacingOccurrences(of: "{username}", with: "ada")
                             .replacingOccurrences(of: "{group}", with: String(group))
@@ -114,6 +132,9 @@ struct PrivacyWalkTests {
                 }
             }
             #expect(asked > 200, "\(asked) requests")
+            for key in keys {
+                #expect(try await client.call(.get, "/photos/\(key)", token: ada).status == .ok, "ada's photos stay")
+            }
 
             // Nothing of ada's changed.
             let after = try await client.call(.get, "/v1/runs/\(runs[1])/comments", token: ada).decode(CommentList.self)

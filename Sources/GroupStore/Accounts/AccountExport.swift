@@ -15,7 +15,10 @@ extension WebPages {
         // Refused before the first byte when it cannot fit: up to three entries a run, and a
         // GPX file about five times its FIT file's size.
         let (runCount, stored) = try await repository.storedSize(account: account.id)
-        guard runCount * 3 + 2 <= ZipArchive.mostEntries, stored * 7 < ZipArchive.mostBytes else {
+        let photos = try await repository.photos(account: account.id)
+        let photoBytes = photos.reduce(0) { $0 + $1.photo.size }
+        guard runCount * 3 + photos.count + 2 <= ZipArchive.mostEntries, stored * 7 + photoBytes < ZipArchive.mostBytes
+        else {
             throw ZipArchive.TooLarge()
         }
         let services = self.services
@@ -53,6 +56,20 @@ extension WebPages {
                     }
                     cursor = page.next
                 } while cursor != nil
+                var photoList: [[String: Any]] = []
+                var numbers: [String: Int] = [:]
+                for (photo, run) in photos {
+                    guard let bytes = try await repository.photoBytes(id: photo.id) else { continue }
+                    let number = run.map { uuid in
+                        numbers[uuid, default: 0] += 1
+                        return "\(uuid)-\(numbers[uuid] ?? 1)"
+                    }
+                    let file = "photos/" + (number ?? "profile") + "." + photo.format.fileExtension
+                    try await writer.write(ByteBuffer(bytes: try zip.add(file, bytes)))
+                    var entry: [String: Any] = ["file": file]
+                    if let run { entry["run"] = run } else { entry["visibility"] = photo.visibility.rawValue }
+                    photoList.append(entry)
+                }
                 let devices = try await repository.devices(account: account.id)
                 var accountJSON: [String: Any] = [
                     "username": account.username, "email": account.email, "created_at": iso(account.created),
@@ -70,6 +87,7 @@ extension WebPages {
                     uniqueKeysWithValues: profile.values.map { field, value in
                         (field.rawValue, ["value": value, "visibility": profile.level(field).rawValue])
                     })
+                accountJSON["photos"] = photoList
                 accountJSON["comments"] = try await repository.commentsWritten(account: account.id).map {
                     ["run": $0.run, "text": $0.text, "created_at": iso($0.created)]
                 }

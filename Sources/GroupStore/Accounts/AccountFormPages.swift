@@ -171,6 +171,7 @@ extension WebPages {
         "account": "Saved your username and email.",
         "heart-rate": "Saved: every run's heart-rate zones now come from your maximum.",
         "profile": "Saved: your profile shows each part to the people you chose.",
+        "photo": "Saved: your photo is shown to the people you chose.",
         "visibility": "Saved: your new runs are seen as you chose. Each run you stored before keeps its own choice.",
         "password": "Changed your password: your other sessions ended and your packs were unlinked.",
     ]
@@ -185,11 +186,14 @@ extension WebPages {
     func settings(_ account: Account) async throws -> SettingsPage {
         let repository = services.repository
         let devices = try await repository.devices(account: account.id)
-        return SettingsPage(
+        var page = SettingsPage(
             account: account, packs: PacksPart(devices, now: services.now(), zone: account.timeZone),
             runs: try await repository.runCount(account: account.id),
             groups: try await repository.groups(account: account.id).count,
             profile: try await repository.profile(account: account.id), now: services.now())
+        page.profile.photo = PhotoForm(
+            try await repository.profilePhoto(account: account.id), username: account.username)
+        return page
     }
 
     /// Runs a change that asks for the password; then to the settings with a notice (`done`), or,

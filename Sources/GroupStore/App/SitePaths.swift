@@ -54,6 +54,14 @@ enum SitePath: Equatable {
     /// The form that reports a comment, or a person's profile, to the store's operator.
     case reportComment(String, Int64)
     case reportPerson(String)
+    /// A photo, served to whoever may see it.
+    case photo(String)
+    /// POST: the settings' profile photo form, and the button that deletes the photo.
+    case settingsPhoto
+    case settingsPhotoDelete
+    /// POST: photos added to a run, and the button that deletes one.
+    case runPhotos(String)
+    case runPhotoDelete(String, String)
     /// POST: the runner has seen the new kudos and comments on their runs.
     case responsesSeen
     /// A person's page, by username.
@@ -117,6 +125,12 @@ enum SitePath: Equatable {
         case .commentDelete(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/delete"
         case .reportComment(let uuid, let id): "/runs/\(Self.percentEncode(uuid))/comments/\(id)/report"
         case .reportPerson(let username): "/people/" + Self.percentEncode(username) + "/report"
+        case .photo(let key): "/photos/" + Self.percentEncode(key)
+        case .settingsPhoto: "/settings/photo"
+        case .settingsPhotoDelete: "/settings/photo/delete"
+        case .runPhotos(let uuid): "/runs/\(Self.percentEncode(uuid))/photos"
+        case .runPhotoDelete(let uuid, let key):
+            "/runs/\(Self.percentEncode(uuid))/photos/\(Self.percentEncode(key))/delete"
         case .responsesSeen: "/responses/seen"
         case .person(let username): "/people/" + Self.percentEncode(username)
         case .compare(let username): "/compare/" + Self.percentEncode(username)

@@ -104,6 +104,7 @@ public enum StoreApplication {
         FriendRoutes(services: services).register(router)
         SocialRoutes(services: services).register(router)
         ModerationRoutes(services: services).register(router)
+        PhotoRoutes(services: services).register(router)
         WebPages(services: services).register(router)
     }
 }

@@ -42,9 +42,19 @@ struct FeedPage: PageModel {
         var title: String
         /// The description's start.
         var description: String?
+        var media: Media
+    }
+
+    /// What a row shows of the run besides words.
+    struct Media: Sendable, Equatable {
         /// The route's lines in a 64-unit square, when the viewer may see the map.
         var thumbnail: Thumbnail?
+        /// The run's first photos.
+        var photos: [Picture] = []
     }
+
+    /// Photos a feed item shows; the run's page shows them all.
+    static let photosShown = 4
 
     struct Thumbnail: Sendable, Equatable {
         var lines: [String]
@@ -70,8 +80,9 @@ struct FeedPage: PageModel {
                 responses: Self.responses(kudos: item.kudos, comments: item.comments),
                 title: item.post.title(run, zone: item.zone),
                 description: item.post.description.map { $0.count > 280 ? String($0.prefix(279)) + "…" : $0 },
-                thumbnail: item.map
-                    ? item.thumbnail.map { Thumbnail(lines: $0.split(separator: "|").map(String.init)) } : nil)
+                media: Media(
+                    thumbnail: item.map
+                        ? item.thumbnail.map { Thumbnail(lines: $0.split(separator: "|").map(String.init)) } : nil))
         }
         self.next = next.map { Link(href: SitePath.feed(after: $0).path, label: "Older runs →") }
         empty =
@@ -162,10 +173,16 @@ extension WebPages {
             }
             let scope = try await repository.feedScope(account.id)
             let page = try await repository.feed(viewer: account.id, scope: scope, limit: 25, after: cursor)
-            return Self.render(
-                FeedPage(
-                    runs: page.runs, scope: scope, next: page.next?.text, reader: Reader(account),
-                    viewer: account.username))
+            var feed = FeedPage(
+                runs: page.runs, scope: scope, next: page.next?.text, reader: Reader(account), viewer: account.username)
+            let photos = try await repository.runPhotos(page.runs.map(\.run.id))
+            for (index, item) in page.runs.enumerated() {
+                feed.rows[index].media.photos = (photos[item.run.id] ?? []).prefix(FeedPage.photosShown).enumerated()
+                    .map {
+                        Picture($1, alt: "Photo \($0 + 1) of \(item.runner)'s run")
+                    }
+            }
+            return Self.render(feed)
         }
         router.signedIn(.post, "/feed/scope") { request, context, account in
             let form = try await Self.form(request, context)

@@ -83,6 +83,10 @@ extension WebPages {
             runner: seen.isOwner ? nil : seen.runner, uuid: uuid, kudos: kudos, comments: comments, viewer: account,
             owner: seen.isOwner, reader: reader)
         social.post(seen.post, run: run, zone: seen.zone, reader: reader, owner: seen.isOwner)
+        let photos = try await services.repository.runPhotos([run.id])[run.id] ?? []
+        if seen.isOwner || !photos.isEmpty {
+            social.photos = RunPhotos(photos, uuid: uuid, runner: seen.runner, owner: seen.isOwner)
+        }
         var page: RunPage
         if seen.isOwner, let account {
             page = RunPage(

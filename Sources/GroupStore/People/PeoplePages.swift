@@ -39,6 +39,7 @@ struct PersonPage: PageModel {
         let nickname = person.fields.first { $0.0 == .nickname }?.1
         frame = Frame(nickname ?? person.username, viewer: viewer)
         avatar = Avatar(person.username, name: nickname ?? person.username)
+        avatar.photo = person.photo.map { Picture($0, alt: "\(person.username)'s photo") }
         username = person.username
         atom = SitePath.person(person.username).path + "/feed.atom"
         fields = person.fields.filter { $0.0 != .nickname }.map {
@@ -80,6 +81,8 @@ struct Avatar: Sendable, Equatable {
     var initials: String
     var colour: String
     var label: String
+    /// The person's photo instead, where the viewer may see it.
+    var photo: Picture?
 
     init(_ username: String, name: String) {
         let letters = name.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(2).compactMap(\.first)

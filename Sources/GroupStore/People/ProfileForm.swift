@@ -6,6 +6,8 @@ import Hummingbird
 struct ProfileForm: Sendable, Equatable {
     var action = SitePath.settingsProfile.path
     var fields: [Field]
+    /// The photo's own form (a file is sent as multipart/form-data).
+    var photo: PhotoForm?
 
     struct Field: Sendable, Equatable {
         var name: String
@@ -82,8 +84,10 @@ extension WebPages {
             case .failure(let error):
                 var page = try await settings(account)
                 page.error = error.message
+                let photo = page.profile.photo
                 page.profile = ProfileForm(
                     try await services.repository.profile(account: account.id), typed: form, now: now)
+                page.profile.photo = photo
                 return Self.render(page, status: error.status)
             }
         }

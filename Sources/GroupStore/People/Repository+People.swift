@@ -12,6 +12,8 @@ struct SeenPerson: Sendable {
     var fields: [(ProfileField, String)]
     var totals: Totals
     var recent: [StoredRun]
+    /// Their profile photo, where its level lets the viewer see it.
+    var photo: StoredPhoto?
 
     struct Totals: Sendable, Equatable {
         var runs: Int
@@ -34,6 +36,9 @@ extension StoreRepository {
             let relation = try await Self.relation(db, viewer: viewer, person: account.id)
             guard !relation.blocked, !relation.ownerSuspended else { return nil }
             let profile = try await Self.profile(db, account.id)
+            let photo = try await db.one(
+                "SELECT \(Self.photoColumns) FROM photo WHERE account_id = ? AND run_id IS NULL", account.id
+            ).map(StoredPhoto.init)
             let total = try await db.query(
                 """
                 SELECT count(*) AS n, CAST(coalesce(sum(distance_mm), 0) AS BIGINT) AS mm,
@@ -60,7 +65,7 @@ extension StoreRepository {
                 totals: SeenPerson.Totals(
                     runs: Int(try total?.int("n") ?? 0), distanceMM: try total?.int("mm") ?? 0,
                     timerMS: try total?.int("ms") ?? 0, longestMM: try total?.int("longest") ?? 0),
-                recent: recent)
+                recent: recent, photo: photo.flatMap { $0.visibility.allows(relation) ? $0 : nil })
         }
     }
 }

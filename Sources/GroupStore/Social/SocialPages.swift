@@ -21,6 +21,8 @@ struct RunSocial: Sendable, Equatable {
     var description: String?
     /// The owner's form for the title and description.
     var post: PostForm?
+    /// The run's photos, and the owner's form to add more.
+    var photos: RunPhotos?
 
     struct PostForm: Sendable, Equatable {
         var action: String

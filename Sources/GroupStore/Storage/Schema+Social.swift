@@ -115,5 +115,40 @@ extension Schema {
                     reason TEXT NOT NULL
                 )
                 """),
+        // Photos (Photos/): a person's profile photo (no run; at most one) and up to ten on each
+        // run, cleaned of their metadata before they are kept. Each is named in addresses by a
+        // random key, and its bytes sit apart, so listing photos reads none. A profile photo has
+        // its own level, like a profile's fields; a run's photos are seen by whoever sees the run.
+        // JPEG and PNG are compressed already: PostgreSQL stores them without trying again.
+        Migration(
+            version: 18, name: "photos",
+            steps: [
+                .both(
+                    """
+                    CREATE TABLE photo (
+                        id ID,
+                        key TEXT NOT NULL UNIQUE,
+                        account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                        run_id INT REFERENCES run (id) ON DELETE CASCADE,
+                        position INT NOT NULL,
+                        format TEXT NOT NULL CHECK (format IN ('jpeg', 'png')),
+                        width INT NOT NULL,
+                        height INT NOT NULL,
+                        orientation INT NOT NULL,
+                        size INT NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        visibility TEXT NOT NULL DEFAULT 'private',
+                        created_ns INT NOT NULL
+                    );
+                    CREATE INDEX photo_run ON photo (run_id, position);
+                    CREATE INDEX photo_account ON photo (account_id);
+                    CREATE UNIQUE INDEX photo_profile ON photo (account_id) WHERE run_id IS NULL;
+                    CREATE TABLE photo_file (
+                        photo_id INT PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
+                        bytes BLOB NOT NULL
+                    )
+                    """),
+                .postgres("ALTER TABLE photo_file ALTER COLUMN bytes SET STORAGE EXTERNAL"),
+            ]),
     ]
 }

@@ -30,6 +30,7 @@ struct WebPages {
         registerAtomFeed(pages)
         registerProfileForm(pages)
         registerReportPages(pages)
+        registerPhotoPages(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
                 Response(
