@@ -38,10 +38,13 @@ public struct FeedItem: Codable, Sendable, Hashable {
     /// Kudos and comments on it, as the caller sees them.
     public var kudos: Int
     public var comments: Int
+    /// The runner's title ("Morning run" and the like when they gave none) and description.
+    public var title: String?
+    public var description: String?
 
     public init(
         uuid: String, runner: String, startedAt: String, sport: String, distanceM: Double, elapsedS: Double,
-        timerS: Double, map: Bool, kudos: Int = 0, comments: Int = 0
+        timerS: Double, map: Bool, kudos: Int = 0, comments: Int = 0, title: String? = nil, description: String? = nil
     ) {
         self.uuid = uuid
         self.runner = runner
@@ -53,10 +56,12 @@ public struct FeedItem: Codable, Sendable, Hashable {
         self.map = map
         self.kudos = kudos
         self.comments = comments
+        self.title = title
+        self.description = description
     }
 
     enum CodingKeys: String, CodingKey {
-        case uuid, runner, sport, map, kudos, comments
+        case uuid, runner, sport, map, kudos, comments, title, description
         case startedAt = "started_at"
         case distanceM = "distance_m"
         case elapsedS = "elapsed_s"

@@ -112,6 +112,11 @@ public struct RunView: Codable, Sendable, Hashable {
     public var visibility: String?
     /// Who sees its map, never more people than see the run.
     public var mapVisibility: String?
+    /// Whose run it is, its title ("Morning run" and the like when its runner gave none) and its
+    /// runner's description.
+    public var runner: String?
+    public var title: String?
+    public var description: String?
 
     public init(
         uuid: String, measures: Measures, file: File, uploadedAt: String, summary: JSONValue, countedIn: [Counted]?,
@@ -142,7 +147,7 @@ public struct RunView: Codable, Sendable, Hashable {
         case uploadedAt = "uploaded_at"
         case countedIn = "counted_in"
         case notCounted = "not_counted"
-        case visibility
+        case visibility, runner, title, description
         case mapVisibility = "map_visibility"
     }
 
@@ -157,6 +162,9 @@ public struct RunView: Codable, Sendable, Hashable {
         notCounted = try c.decodeIfPresent([NotCounted].self, forKey: .notCounted)
         visibility = try c.decodeIfPresent(String.self, forKey: .visibility)
         mapVisibility = try c.decodeIfPresent(String.self, forKey: .mapVisibility)
+        runner = try c.decodeIfPresent(String.self, forKey: .runner)
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -170,21 +178,32 @@ public struct RunView: Codable, Sendable, Hashable {
         try c.encodeIfPresent(notCounted, forKey: .notCounted)
         try c.encodeIfPresent(visibility, forKey: .visibility)
         try c.encodeIfPresent(mapVisibility, forKey: .mapVisibility)
+        try c.encodeIfPresent(runner, forKey: .runner)
+        try c.encodeIfPresent(title, forKey: .title)
+        try c.encodeIfPresent(description, forKey: .description)
     }
 }
 
-/// `PATCH /v1/runs/{uuid}`: who sees the run and its map; either may be left out.
+/// `PATCH /v1/runs/{uuid}`: who sees the run and its map, its title and description; any may be
+/// left out.
 public struct RunChange: Codable, Sendable, Hashable {
     public var visibility: String?
     public var mapVisibility: String?
+    /// The run's title (empty: the default from its time of day and sport) and description.
+    public var title: String?
+    public var description: String?
 
-    public init(visibility: String? = nil, mapVisibility: String? = nil) {
+    public init(
+        visibility: String? = nil, mapVisibility: String? = nil, title: String? = nil, description: String? = nil
+    ) {
         self.visibility = visibility
         self.mapVisibility = mapVisibility
+        self.title = title
+        self.description = description
     }
 
     enum CodingKeys: String, CodingKey {
-        case visibility
+        case visibility, title, description
         case mapVisibility = "map_visibility"
     }
 }

@@ -26,7 +26,12 @@ struct OpenAPITypesTests {
     static let leg = LegView(
         id: 1, runner: "ada", takenAt: "2026-11-01T00:00:00Z", endedAt: "2026-11-01T01:00:00Z", ended: "passed",
         passedTo: "bob", distanceM: 5_000, runs: 1)
-    static let run = RunView(
+    static let run: RunView = {
+        var run = plainRun
+        (run.runner, run.title, run.description) = ("ada", "Morning run", "Windy")
+        return run
+    }()
+    static let plainRun = RunView(
         uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
         measures: .init(
             startedAt: "2026-11-01T00:00:00Z", elapsedS: 1_800, timerS: 1_790, distanceM: 5_000, sport: "running"),
@@ -37,9 +42,15 @@ struct OpenAPITypesTests {
             .init(groupID: 2, group: "Club 10k", reasonCode: "after_deadline", reason: "it started after the deadline")
         ], visibility: "groups", mapVisibility: "friends")
 
+    static let totals = RunTotals(runs: 3, distanceM: 15_000, timerS: 5_400, longestM: 8_000)
+    static let photo = PhotoView(
+        key: "0123456789abcdef0123456789abcdef", url: "/photos/0123456789abcdef0123456789abcdef", format: "jpeg",
+        width: 480, height: 640, size: 120_000, visibility: "friends")
+
     static let feedItem = FeedItem(
         uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", runner: "bob", startedAt: "2026-11-01T00:00:00Z",
-        sport: "running", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true, kudos: 2, comments: 1)
+        sport: "running", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true, kudos: 2, comments: 1,
+        title: "Morning run", description: "Windy")
     static let comment = CommentView(
         id: 1, author: "bob", text: "Strong finish!", createdAt: "2026-11-01T01:00:00Z",
         editedAt: "2026-11-01T01:05:00Z", hidden: true)
@@ -95,13 +106,26 @@ struct OpenAPITypesTests {
         "Comment": comment,
         "ReportBody": ReportBody(
             kind: "comment", run: "0f8fad5b-d9cb-469f-a165-70867728950e", comment: 1, username: "bob", reason: "Spam"),
-        "Photo": PhotoView(
-            key: "0123456789abcdef0123456789abcdef", url: "/photos/0123456789abcdef0123456789abcdef", format: "jpeg",
-            width: 480, height: 640, size: 120_000, visibility: "friends"),
+        "Photo": photo,
         "PhotoList": PhotoList(photos: []),
         "Report": ReportView(id: 1, kind: "comment", createdAt: "2026-11-01T01:00:00Z", resolved: false),
         "CommentList": CommentList(comments: [comment]),
-        "RunChange": RunChange(visibility: "friends", mapVisibility: "private"),
+        "RunChange": RunChange(visibility: "friends", mapVisibility: "private", title: "Hills", description: "Windy"),
+        "RunTotals": totals,
+        "ProfileFields": ProfileFields(
+            nickname: "Ada", heightCm: 168, weightKg: 58.5, gender: "woman", birthYear: 1990),
+        "Person": PersonView(
+            username: "ada", profile: ProfileFields(nickname: "Ada"), photo: photo, friendship: "friends",
+            totals: totals,
+            runs: [feedItem]),
+        "Comparison": ComparisonView(
+            username: "ada", periods: [.init(period: "week", mine: totals, theirs: totals)],
+            weeks: [.init(weekStarting: "2026-10-26", mineM: 5_000, theirsM: 0)]),
+        "ProfileEntry": ProfileEntry(value: "168", visibility: "friends"),
+        "ProfileSettings": ProfileSettings(
+            nickname: .init(value: "Ada", visibility: "public"), heightCm: .init(value: "168", visibility: "friends"),
+            weightKg: .init(value: "58.5", visibility: "private"), gender: .init(value: "woman", visibility: "private"),
+            birthYear: .init(value: "1990", visibility: "groups")),
         "Member": member,
         "MemberList": MemberList(members: [member], nextCursor: "r1.0.1"),
         "MemberPage": MemberPage(members: [member], nextCursor: "m1.5000000.1.1", memberCount: 2),

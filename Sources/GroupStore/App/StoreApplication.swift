@@ -105,6 +105,7 @@ public enum StoreApplication {
         SocialRoutes(services: services).register(router)
         ModerationRoutes(services: services).register(router)
         PhotoRoutes(services: services).register(router)
+        PeopleRoutes(services: services).register(router)
         WebPages(services: services).register(router)
     }
 }

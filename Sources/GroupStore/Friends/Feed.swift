@@ -5,6 +5,18 @@ import Hummingbird
 
 extension Feed: ResponseGenerator, ResponseEncodable {}
 
+extension FeedItem {
+    /// A run of a feed as the API says it.
+    init(_ item: FeedRun) {
+        let run = item.run
+        self.init(
+            uuid: run.uuid, runner: item.runner, startedAt: iso(run.started), sport: run.sport,
+            distanceM: Double(run.distanceMM) / 1000, elapsedS: Double(run.elapsedMS) / 1000,
+            timerS: Double(run.timerMS) / 1000, map: item.map, kudos: item.kudos, comments: item.comments,
+            title: item.post.title(run, zone: item.zone), description: item.post.description)
+    }
+}
+
 /// Which runs a feed shows.
 enum FeedScope: String, Sendable {
     /// The person's own runs.
@@ -38,10 +50,11 @@ extension StoreRepository {
     /// A page of `viewer`'s feed, newest start first: their own runs, and with `.everyone` the
     /// runs of their friends and those counted in their groups, each only where the rule
     /// (`RunVisibility`) lets the viewer see it; with the runner's name and whether the viewer may
-    /// see its map. `smallCircle`: where the plan changes (tests run both).
+    /// see its map. `smallCircle`: where the plan changes (tests run both). With `person`, only
+    /// that person's runs the viewer may see (a person's page), whatever the scope.
     func feed(
         viewer: Int64, scope: FeedScope, limit: Int, after cursor: RunCursor?,
-        smallCircle: Int = StoreRepository.smallCircle
+        smallCircle: Int = StoreRepository.smallCircle, person: Int64? = nil
     ) async throws -> (runs: [FeedRun], next: RunCursor?) {
         let from = cursor ?? RunCursor(started: Int64.max, id: 0)
         let (seen, seenArguments) = RunVisibility.sql(viewer: viewer)
@@ -63,7 +76,8 @@ extension StoreRepository {
             """
         let selectArguments = mapArguments + kudosArguments + commentArguments
         return try await read { db in
-            var circle: [Int64]? = scope == .mine ? [viewer] : nil
+            let scope = person == nil ? scope : .mine
+            var circle: [Int64]? = scope == .mine ? [person ?? viewer] : nil
             if circle == nil {
                 let size =
                     try await db.one(
@@ -156,14 +170,7 @@ extension FriendRoutes {
             }
             let cursor = try StoreRepository.RunCursor.query(request)
             let page = try await services.repository.feed(viewer: account.id, scope: scope, limit: limit, after: cursor)
-            return Feed(
-                runs: page.runs.map { item in
-                    let run = item.run
-                    return FeedItem(
-                        uuid: run.uuid, runner: item.runner, startedAt: iso(run.started), sport: run.sport,
-                        distanceM: Double(run.distanceMM) / 1000, elapsedS: Double(run.elapsedMS) / 1000,
-                        timerS: Double(run.timerMS) / 1000, map: item.map, kudos: item.kudos, comments: item.comments)
-                }, nextCursor: page.next?.text)
+            return Feed(runs: page.runs.map(FeedItem.init), nextCursor: page.next?.text)
         }
     }
 }

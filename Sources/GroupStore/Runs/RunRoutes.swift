@@ -211,9 +211,25 @@ struct RunRoutes {
             return RunList(runs: page.runs.map { RunView($0.0, $0.1) }, nextCursor: page.next?.text)
         }
         router.get("/v1/runs/:uuid") { request, context in
-            let account = try await services.caller(request, device: true).account
-            let (run, counts, notCounted) = try await repository.run(uuid: try Self.uuid(context), account: account.id)
-            return RunView(run, counts, notCounted: notCounted)
+            let credential = try await services.caller(request, device: true)
+            let uuid = try Self.uuid(context)
+            // Another person's run, where the rule lets the caller see it: without its pack's
+            // summary or who else sees it, counted only in the caller's groups (a pack sees its
+            // own runs only).
+            guard credential.scope == .session,
+                let seen = try await repository.seenRun(uuid: uuid, viewer: credential.account.id)
+            else {
+                let (run, counts, notCounted) = try await repository.run(uuid: uuid, account: credential.account.id)
+                return RunView(run, counts, notCounted: notCounted)
+            }
+            var view = RunView(seen.run, seen.counts, notCounted: seen.isOwner ? seen.notCounted : nil)
+            (view.runner, view.title, view.description) = (
+                seen.runner, seen.post.title(seen.run, zone: seen.zone), seen.post.description
+            )
+            if !seen.isOwner {
+                (view.summary, view.visibility, view.mapVisibility) = (.object(JSONObject()), nil, nil)
+            }
+            return view
         }
         router.get("/v1/runs/:uuid/details") { request, context in
             let account = try await services.caller(request).account
@@ -242,9 +258,25 @@ struct RunRoutes {
             let map = try body.mapVisibility.map { text throws(StoreError) in
                 try RunVisibility.named(text, field: "map_visibility")
             }
+            let uuid = try Self.uuid(context)
+            if body.title != nil || body.description != nil {
+                guard let seen = try await repository.seenRun(uuid: uuid, viewer: account.id), seen.isOwner else {
+                    throw StoreError.notFound("run", uuid)
+                }
+                let post = try RunPost.checked(
+                    title: body.title ?? seen.post.title ?? "",
+                    description: body.description ?? seen.post.description ?? "")
+                try await repository.setPost(uuid: uuid, account: account.id, post)
+            }
             let (stored, counts, notCounted) = try await repository.setAudience(
-                uuid: try Self.uuid(context), account: account.id, run: run, map: map)
-            return RunView(stored, counts, notCounted: notCounted)
+                uuid: uuid, account: account.id, run: run, map: map)
+            var view = RunView(stored, counts, notCounted: notCounted)
+            if let seen = try await repository.seenRun(uuid: uuid, viewer: account.id) {
+                (view.runner, view.title, view.description) = (
+                    seen.runner, seen.post.title(seen.run, zone: seen.zone), seen.post.description
+                )
+            }
+            return view
         }
         router.delete("/v1/runs/:uuid") { request, context in
             // A pack may delete its account's runs: `handoff delete` tells the store first.
