@@ -205,7 +205,7 @@ let package = Package(
             name: "GroupStoreTests",
             dependencies: [
                 "GroupStore", "ActivityFormats", "HandoffAPI", "HandoffModel", "SensorCodecs", "TestSupport",
-                "WebForms",
+                "WebForms", "Recorder", "RunSimulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -37,3 +37,47 @@ extension PageMakers {
         return form
     }
 }
+
+/// Running together in the fixtures: bob asked on ada's run, cleo agreed with her own run; an
+/// offer of dan's run; bob's question on a friend's page.
+extension PageMakers {
+    static let link = TogetherLink(
+        run: "0f8fad5b-d9cb-469f-a165-70867728950e", owner: "ada", ownerID: 1, friend: "bob", friendID: 2,
+        friendRun: nil, accepted: false, started: PageFixture.now)
+
+    func together(_ ask: TogetherAsk) -> TogetherAsk {
+        var ask = ask
+        (ask.text, ask.href, ask.accept, ask.decline) = (t(ask.text), t(ask.href), t(ask.accept), t(ask.decline))
+        return ask
+    }
+
+    func togetherPart(owner: Bool) -> TogetherPart {
+        let uuid = "0f8fad5b-d9cb-469f-a165-70867728950e"
+        var part = TogetherPart()
+        part.names = [
+            .init(
+                person: link(Link(href: "/people/bob", label: "bob")), pending: true, theirs: nil,
+                remove: owner ? .init(action: t(SitePath.togetherRemove(uuid).path), username: t("bob")) : nil),
+            .init(
+                person: link(Link(href: "/people/cleo", label: "cleo")), pending: false,
+                theirs: t("/runs/6a1f7c3e-2b4d-4e8f-9a0b-1c2d3e4f5a6b"), remove: nil),
+        ]
+        if owner {
+            part.add = t(SitePath.together(uuid).path)
+            part.offers = [
+                .init(
+                    text: t(
+                        "dan's run of 7 Jun, 06:31 started 2 min from yours and kept within 100 m of your way for 96 % of it."
+                    ),
+                    action: t(SitePath.together(uuid).path), run: t("7b2e8d4f-3c5a-4f9b-8a1c-2d3e4f5a6b7c"),
+                    username: t("dan"))
+            ]
+        } else {
+            part.answer = .init(
+                text: t("ada says you ran this together. Say yes and it shows on your page as run together."),
+                accept: t(SitePath.togetherAnswer(uuid, accept: true).path),
+                decline: t(SitePath.togetherAnswer(uuid, accept: false).path))
+        }
+        return part
+    }
+}

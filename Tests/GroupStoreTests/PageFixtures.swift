@@ -159,6 +159,7 @@ struct PageMakers {
                 }
                 return reactions
             }
+            page.together = [together(TogetherAsk(Self.link, reader: .standard))]
         }
         return page
     }
@@ -446,7 +447,8 @@ extension PageMakers {
         }
         social.comment = social.comment.map(t)
         social.signIn = social.signIn.map(link)
-        if [.outdoor, .friend].contains(state) { social.photos = runPhotos(owner: state == .outdoor) }
+        if [.outdoor, .friend].contains(state) { social.extras.photos = runPhotos(owner: state == .outdoor) }
+        if [.outdoor, .friend].contains(state) { social.extras.together = togetherPart(owner: state == .outdoor) }
         return social
     }
 
@@ -610,8 +612,15 @@ extension PageMakers {
         }
         page.friendship = page.friendship.map(t)
         page.ask = page.ask.map { .init(action: t($0.action), username: t($0.username)) }
-        page.edit = page.edit.map(t)
-        page.others = page.others.map { .init(compare: link($0.compare), report: t($0.report)) }
+        page.links.edit = page.links.edit.map(t)
+        page.links.others = page.links.others.map { .init(compare: link($0.compare), report: t($0.report)) }
+        if friends {
+            page.together = [
+                .init(
+                    run: link(Link(href: "/runs/0f8fad5b-d9cb-469f-a165-70867728950e", label: "Morning run, 7 Jun")),
+                    runner: link(Link(href: "/people/cleo", label: "cleo")))
+            ]
+        }
         page.atom = t(page.atom)
         page.empty = t(page.empty)
         return page

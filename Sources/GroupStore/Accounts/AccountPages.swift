@@ -19,15 +19,18 @@ extension WebPages {
             let week = try await repository.weeklyDistance(account: account.id, weeks: 1, now: now).last
             let reactions = try await repository.newResponses(account: account.id)
             let runs = try await repository.runs(account: account.id, limit: 5, before: nil, after: nil).runs.map(\.0)
-            return Self.render(
-                HomePage(
-                    frame: Frame("Home", viewer: account.username, current: .home),
-                    week: .init(
-                        distance: PageFormat.distance(week?.mm ?? 0, reader.units), runs: String(week?.runs ?? 0)),
-                    groups: groups, runs: RunListPage(runs: runs, next: nil, reader: reader, viewer: "").rows,
-                    packs: PacksPart(
-                        try await repository.devices(account: account.id), now: now, zone: account.timeZone),
-                    reactions: Reactions(count: reactions.count, newest: reactions.newest, reader: reader)))
+            var home = HomePage(
+                frame: Frame("Home", viewer: account.username, current: .home),
+                week: .init(
+                    distance: PageFormat.distance(week?.mm ?? 0, reader.units), runs: String(week?.runs ?? 0)),
+                groups: groups, runs: RunListPage(runs: runs, next: nil, reader: reader, viewer: "").rows,
+                packs: PacksPart(
+                    try await repository.devices(account: account.id), now: now, zone: account.timeZone),
+                reactions: Reactions(count: reactions.count, newest: reactions.newest, reader: reader))
+            home.together = try await repository.togetherAsks(account: account.id).map {
+                TogetherAsk($0, reader: reader)
+            }
+            return Self.render(home)
         }
         router.anyone(.get, "/login") { request, _ in
             Self.render(
@@ -92,6 +95,8 @@ struct HomePage: PageModel {
     var packs: PacksPart
     /// New kudos and comments on the person's runs, when there are any.
     var reactions: Reactions? = nil
+    /// Friends' runs that name the person as having run them too, to answer.
+    var together: [TogetherAsk] = []
     var newGroup = SitePath.newGroup.path
     var allRuns = SitePath.runs().path
     var upload = SitePath.upload.path

@@ -62,6 +62,11 @@ enum SitePath: Equatable {
     /// POST: photos added to a run, and the button that deletes one.
     case runPhotos(String)
     case runPhotoDelete(String, String)
+    /// POST: the owner names a friend who ran the run too (or links their run), or takes one off;
+    /// the named friend answers.
+    case together(String)
+    case togetherRemove(String)
+    case togetherAnswer(String, accept: Bool)
     /// POST: the runner has seen the new kudos and comments on their runs.
     case responsesSeen
     /// A person's page, by username.
@@ -131,6 +136,10 @@ enum SitePath: Equatable {
         case .runPhotos(let uuid): "/runs/\(Self.percentEncode(uuid))/photos"
         case .runPhotoDelete(let uuid, let key):
             "/runs/\(Self.percentEncode(uuid))/photos/\(Self.percentEncode(key))/delete"
+        case .together(let uuid): "/runs/\(Self.percentEncode(uuid))/together"
+        case .togetherRemove(let uuid): "/runs/\(Self.percentEncode(uuid))/together/remove"
+        case .togetherAnswer(let uuid, let accept):
+            "/runs/\(Self.percentEncode(uuid))/together/" + (accept ? "accept" : "decline")
         case .responsesSeen: "/responses/seen"
         case .person(let username): "/people/" + Self.percentEncode(username)
         case .compare(let username): "/compare/" + Self.percentEncode(username)

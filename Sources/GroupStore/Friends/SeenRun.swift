@@ -85,8 +85,9 @@ extension WebPages {
         social.post(seen.post, run: run, zone: seen.zone, reader: reader, owner: seen.isOwner)
         let photos = try await services.repository.runPhotos([run.id])[run.id] ?? []
         if seen.isOwner || !photos.isEmpty {
-            social.photos = RunPhotos(photos, uuid: uuid, runner: seen.runner, owner: seen.isOwner)
+            social.extras.photos = RunPhotos(photos, uuid: uuid, runner: seen.runner, owner: seen.isOwner)
         }
+        social.extras.together = try await togetherPart(seen, viewer: account)
         var page: RunPage
         if seen.isOwner, let account {
             page = RunPage(

@@ -16,18 +16,29 @@ struct PersonPage: PageModel {
     /// Where the two stand as friends, and the button that moves it on.
     var friendship: String?
     var ask: Ask?
-    /// On the person's own page: where to change it.
-    var edit: String?
-    /// On anyone else's: the page that compares the viewer with them, and the form that reports
-    /// their profile to the operator.
-    var others: Others?
+    var links = Links()
     /// The person's public runs for feed readers.
     var atom: String
     var empty: String
+    /// Others' runs the person ran with them, that the viewer may see.
+    var together: [Together] = []
+
+    struct Links: Sendable, Equatable {
+        /// On the person's own page: where to change it.
+        var edit: String?
+        /// On anyone else's: the page that compares the viewer with them, and the form that
+        /// reports their profile to the operator.
+        var others: Others?
+    }
 
     struct Others: Sendable, Equatable {
         var compare: Link
         var report: String
+    }
+
+    struct Together: Sendable, Equatable {
+        var run: Link
+        var runner: Link
     }
 
     struct Ask: Sendable, Equatable {
@@ -56,9 +67,9 @@ struct PersonPage: PageModel {
         runs = RunListPage(runs: person.recent, next: nil, reader: reader, viewer: viewer).rows
         let name = person.username
         if person.relation.isOwner {
-            edit = SitePath.settings.path + "#profile"
+            links.edit = SitePath.settings.path + "#profile"
         } else {
-            others = Others(
+            links.others = Others(
                 compare: Link(href: SitePath.compare(name).path, label: "Compare yourself with \(name)"),
                 report: SitePath.reportPerson(name).path)
             switch person.friendship {
@@ -102,7 +113,15 @@ extension WebPages {
                     "No such person", "Nobody you may see has the username \(username).", status: .notFound,
                     account: account, link: Link(href: SitePath.friends.path, label: "Your friends"))
             }
-            return Self.render(PersonPage(person, reader: Reader(account), viewer: account.username))
+            var page = PersonPage(person, reader: Reader(account), viewer: account.username)
+            page.together = try await services.repository.ranWith(account: person.id, viewer: account.id).map { link in
+                PersonPage.Together(
+                    run: Link(
+                        href: SitePath.run(link.run).path,
+                        label: PageFormat.time(link.started, zone: account.timeZone).text),
+                    runner: Link(href: SitePath.person(link.owner).path, label: link.owner))
+            }
+            return Self.render(page)
         }
     }
 }

@@ -21,8 +21,15 @@ struct RunSocial: Sendable, Equatable {
     var description: String?
     /// The owner's form for the title and description.
     var post: PostForm?
-    /// The run's photos, and the owner's form to add more.
-    var photos: RunPhotos?
+    /// The run's photos and who ran it too.
+    var extras = Extras()
+
+    struct Extras: Sendable, Equatable {
+        /// The run's photos, and the owner's form to add more.
+        var photos: RunPhotos?
+        /// Friends who ran it too, and the forms that name them or answer.
+        var together: TogetherPart?
+    }
 
     struct PostForm: Sendable, Equatable {
         var action: String

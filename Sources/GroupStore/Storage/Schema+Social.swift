@@ -150,5 +150,23 @@ extension Schema {
                     """),
                 .postgres("ALTER TABLE photo_file ALTER COLUMN bytes SET STORAGE EXTERNAL"),
             ]),
+        // Running together (Together/): a runner names a friend who ran along, on one of their
+        // runs; the friend accepts. `friend_run_id` is the friend's own run of it, when the two
+        // runs were linked (offered when they started within 10 minutes and kept within 100 m).
+        // Nothing here touches a total: each runner's own distance counts once, on their run.
+        Migration(
+            version: 19, name: "running together",
+            sql: """
+                CREATE TABLE run_together (
+                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    friend_run_id INT REFERENCES run (id) ON DELETE SET NULL,
+                    status TEXT NOT NULL CHECK (status IN ('asked', 'accepted')),
+                    created_ns INT NOT NULL,
+                    PRIMARY KEY (run_id, account_id)
+                );
+                CREATE INDEX run_together_account ON run_together (account_id, status);
+                CREATE INDEX run_together_friend_run ON run_together (friend_run_id)
+                """),
     ]
 }

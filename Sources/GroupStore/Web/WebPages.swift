@@ -31,6 +31,7 @@ struct WebPages {
         registerProfileForm(pages)
         registerReportPages(pages)
         registerPhotoPages(pages)
+        registerTogetherPages(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
                 Response(
