@@ -52,7 +52,19 @@ extension WebPages {
     func registerAtomFeed(_ router: PageRouter) {
         router.anyone(.get, "/people/:username/feed.atom") { request, context in
             let username = context.parameters.get("username") ?? ""
-            guard let account = try await services.repository.account(username: username) else {
+            // The feed is for anyone, but not for someone either of them blocked (when the reader
+            // is signed in), nor of a suspended account: the 404 of nobody, as on their page.
+            let reader = try await signedIn(request)
+            let found = try await services.repository.account(username: username)
+            var readable = false
+            if let found, try await !services.repository.isSuspended(found.id) {
+                readable =
+                    try await reader.asyncMap {
+                        try await services.repository.person(username: username, viewer: $0.id)
+                    }
+                    .map { $0 != nil } ?? true
+            }
+            guard let account = found, readable else {
                 return Self.message(
                     "No such person", "Nobody has the username \(username).", status: .notFound)
             }
