@@ -123,15 +123,16 @@ extension WebPages {
                 return Self.redirect(.run(uuid, at: "together"))
             }
         }
-        for (answer, accept) in [("accept", true), ("decline", false)] {
-            router.signedIn(.post, "/runs/:uuid/together/\(answer)") { _, context, account in
-                try await Self.seenRun(context, account) { uuid in
-                    try await repository.answerTogether(
-                        uuid: uuid, account: account.id, accept: accept, now: services.now())
-                    return Self.redirect(.run(uuid, at: "together"))
-                }
+        // Each path written out: scripts/check_openapi.py reads them from here.
+        let answer = { @Sendable (context: StoreContext, account: Account, accept: Bool) async throws -> Response in
+            try await Self.seenRun(context, account) { uuid in
+                try await repository.answerTogether(
+                    uuid: uuid, account: account.id, accept: accept, now: services.now())
+                return Self.redirect(.run(uuid, at: "together"))
             }
         }
+        router.signedIn(.post, "/runs/:uuid/together/accept") { try await answer($1, $2, true) }
+        router.signedIn(.post, "/runs/:uuid/together/decline") { try await answer($1, $2, false) }
     }
 
     /// Names `username` on the owner's run; with `run`, links the friend's own run, which must be
