@@ -34,6 +34,14 @@ struct BrowserRunTests {
         let bad = folder.appendingPathComponent("<img src=x onerror=alert(1)>.fit")
         try Data([0x0E, 0x10, 0x43, 0x08, 0x64, 0x00, 0x00, 0x00, 0x2E, 0x46, 0x49, 0x54, 0, 0]).write(to: bad)
         let axe = try Axe.source()
+        // Two phone photos for a run (Pillow and exiftool: GPS and all).
+        let photos = try TemporaryDirectory()
+        defer { photos.remove() }
+        let photoFiles = try ["jpeg", "png"].map { format -> String in
+            let path = photos.file("finish line.\(format)").path
+            try Data(try PhotoOracle.make(format, in: photos)).write(to: URL(fileURLWithPath: path))
+            return path
+        }
 
         try await harness.run { client in
             let origin = "http://127.0.0.1:\(try #require(client.port))"
@@ -124,6 +132,7 @@ struct BrowserRunTests {
                 #expect(try await browser.all("#feed li").count == 1)
                 try await look.check("feed")
                 try await Self.friendsMeet(browser, &look, origin: origin, run: page)
+                try await Self.photosAndCards(browser, &look, origin: origin, run: page, photos: photoFiles)
 
                 // Settings: export everything, then delete the account.
                 try await browser.open(origin + "/settings")
@@ -220,6 +229,54 @@ struct BrowserRunTests {
             try await browser.count("#reactions") == 0
         }
         #expect(try await browser.url == origin + "/")
+    }
+
+    /// bob adds two photos to his run, saves its card as PNG in the browser, sets a weekly goal
+    /// and sees the week's ring; the report form is looked at.
+    static func photosAndCards(
+        _ browser: Browser, _ look: inout Look, origin: String, run: String, photos: [String]
+    ) async throws {
+        try await browser.open(run)
+        try await browser.type(photos.joined(separator: "\n"), into: "#photo-files")
+        try await browser.click("#add-photos button")
+        try await browser.waitFor("the run's photos") { $0 == run + "#photos" }
+        #expect(try await browser.count(".photos img") == 2)
+        // They load lazily: asked for now, both come from the store.
+        _ = try await browser.script("document.querySelectorAll('.photos img').forEach(i => i.loading = 'eager')")
+        try await browser.waitUntil("both photos loaded from the store") {
+            try await browser.script(
+                "return [...document.querySelectorAll('.photos img')].every(i => i.complete && i.naturalWidth > 0)")
+                as? Bool == true
+        }
+        try await look.check("run-photos")
+        // The card as PNG, made by the page's script from the SVG.
+        let png =
+            try await browser.asyncScript(
+                """
+                const done = arguments[arguments.length - 1];
+                handoffCardPNG(arguments[0]).then(blob => {
+                  const reader = new FileReader();
+                  reader.onload = () => done(reader.result);
+                  reader.readAsDataURL(blob);
+                }, error => done('failed: ' + error));
+                """, [run.dropFirst(origin.count) + "/card.svg"]) as? String ?? ""
+        let bytes = [UInt8](Data(base64Encoded: String(png.drop { $0 != "," }.dropFirst())) ?? Data())
+        #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG: \(png.prefix(40))")
+        let size =
+            bytes.count >= 24
+            ? (bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }) : (0, 0)
+        #expect(size == (1200, 630), "the card's size: \(size)")
+        try BrowserTests().save(Data(bytes), "walk-card-\(look.backend.rawValue).png")
+        // A weekly goal: the home page shows the ring.
+        try await browser.open(origin + "/settings")
+        try await browser.type("20", into: "#goal")
+        try await browser.click("#week-goal button")
+        try await browser.waitFor("the settings with a notice") { $0.hasSuffix("/settings?done=week-goal") }
+        try await browser.open(origin + "/")
+        #expect(try await browser.count(".week svg.ring") == 1)
+        try await look.check("home-week")
+        try await browser.open(origin + "/people/ada/report")
+        try await look.check("report")
     }
 
     static func signUp(_ browser: Browser, _ name: String) async throws {

@@ -81,3 +81,16 @@ extension PageMakers {
         return part
     }
 }
+
+/// A public run's share page, for someone signed out.
+extension PageMakers {
+    func share() -> SharePage {
+        let uuid = "0f8fad5b-d9cb-469f-a165-70867728950e"
+        return SharePage(
+            frame: frame("Hills <3", viewer: nil), when: t("Sun 7 Jun 2026, 06:29 UTC"), runner: t("ada"),
+            person: t(SitePath.person("ada").path), card: t(SitePath.runCard(uuid).path),
+            alt: t("Hills <3: 5.11 km in 29:14, 5:43 /km"),
+            stats: [.init(label: t("Distance"), value: t("5.11 km")), .init(label: t("Time"), value: t("29:14"))],
+            description: t("Windy.\nLegs heavy."), run: t(SitePath.run(uuid).path))
+    }
+}

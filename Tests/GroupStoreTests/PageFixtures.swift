@@ -70,6 +70,7 @@ struct PageFixture: Sendable {
             PageFixture(name: "message", model: f.message(link: true)),
             PageFixture(name: "message-plain", model: f.message(link: false)),
             PageFixture(name: "report-comment", model: f.report(comment: true)),
+            PageFixture(name: "share", model: f.share()),
             PageFixture(name: "report-profile-error", model: f.report(comment: false)),
         ]
     }
@@ -140,6 +141,7 @@ struct PageMakers {
                 ] : [],
             runs: groups ? try runList(empty: false).rows : [], packs: packs(any))
         (page.newGroup, page.allRuns, page.upload) = (t(page.newGroup), t(page.allRuns), t(page.upload))
+        page.week.card = t(page.week.card)
         if groups {
             let at = WallInstant(nanosecondsSinceEpoch: 1_764_000_000_000_000_000)
             let run = (uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", sport: "running", started: at)
@@ -160,6 +162,9 @@ struct PageMakers {
                 return reactions
             }
             page.together = [together(TogetherAsk(Self.link, reader: .standard))]
+            var ring = GoalRing(done: 12_400_000, goal: 20_000_000, units: .km)
+            (ring.percent, ring.dash, ring.label) = (t(ring.percent), t(ring.dash), t(ring.label))
+            page.week.ring = ring
         }
         return page
     }
@@ -449,6 +454,13 @@ extension PageMakers {
         social.signIn = social.signIn.map(link)
         if [.outdoor, .friend].contains(state) { social.extras.photos = runPhotos(owner: state == .outdoor) }
         if [.outdoor, .friend].contains(state) { social.extras.together = togetherPart(owner: state == .outdoor) }
+        if state == .outdoor {
+            let uuid = "0f8fad5b-d9cb-469f-a165-70867728950e"
+            social.extras.share = ShareLinks(
+                svg: t(SitePath.runCard(uuid).path), name: t("run-2026-06-07.svg"),
+                page: t(SitePath.runShare(uuid).path),
+                hint: t("Anyone with the link opens its share page, without an account."))
+        }
         return social
     }
 
@@ -575,7 +587,9 @@ extension PageMakers {
         page.account = .init(
             action: t(page.account.action), username: t(page.account.username), email: t(page.account.email))
         (page.password, page.export) = (t(page.password), t(page.export))
-        page.heart = .init(action: t(page.heart.action), maximum: t(page.heart.maximum))
+        page.heart = .init(
+            action: t(page.heart.action), maximum: t(page.heart.maximum), goal: t(notice ? "25" : ""),
+            goalAction: t(page.heart.goalAction), unit: t(page.heart.unit))
         page.audience = audience(page.audience)
         page.delete = .init(action: t(page.delete.action), consequence: t(page.delete.consequence))
         page.profile.photo = photoForm(notice ? Self.photos[1] : nil)

@@ -172,6 +172,7 @@ extension WebPages {
         "heart-rate": "Saved: every run's heart-rate zones now come from your maximum.",
         "profile": "Saved: your profile shows each part to the people you chose.",
         "photo": "Saved: your photo is shown to the people you chose.",
+        "week-goal": "Saved: your home page shows your week against the goal.",
         "visibility": "Saved: your new runs are seen as you chose. Each run you stored before keeps its own choice.",
         "password": "Changed your password: your other sessions ended and your packs were unlinked.",
     ]

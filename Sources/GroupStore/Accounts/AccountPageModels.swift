@@ -87,6 +87,12 @@ struct WelcomePage: PageModel {
 /// The account's settings: units and time zone, username and email, password, packs, the
 /// export, and deleting the account.
 struct SettingsPage: PageModel {
+    /// A number as a form shows it: "25", "12.5".
+    static func number(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(format: "%g", rounded)
+    }
+
     static let template = "settings"
     var frame: Frame
     var notice: String?
@@ -105,6 +111,10 @@ struct SettingsPage: PageModel {
     struct HeartForm: Sendable, Equatable {
         var action = SitePath.heartRate.path
         var maximum: String
+        /// The weekly distance goal, in the person's units ("" for none), and its form.
+        var goal = ""
+        var goalAction = SitePath.weekGoal.path
+        var unit = "km"
     }
 
     struct AccountForm: Sendable, Equatable {
@@ -123,6 +133,9 @@ struct SettingsPage: PageModel {
         self.profile = ProfileForm(profile, now: now)
         preferences = Preferences(Reader(account), next: SitePath.settings.path)
         heart = HeartForm(maximum: account.maximumHeartRate.map(String.init) ?? "")
+        let units = Reader(account).units
+        heart.unit = units.name
+        heart.goal = account.weekGoalMM.map { Self.number(Double($0) / 1000 / units.meters) } ?? ""
         audience = AudienceForm(
             action: SitePath.defaultAudience.path, runLabel: "Who sees your new runs", account.audience)
         self.account = AccountForm(username: account.username, email: account.email)

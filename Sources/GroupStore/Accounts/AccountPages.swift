@@ -27,6 +27,9 @@ extension WebPages {
                 packs: PacksPart(
                     try await repository.devices(account: account.id), now: now, zone: account.timeZone),
                 reactions: Reactions(count: reactions.count, newest: reactions.newest, reader: reader))
+            home.week.ring = account.weekGoalMM.map {
+                GoalRing(done: week?.mm ?? 0, goal: $0, units: reader.units)
+            }
             home.together = try await repository.togetherAsks(account: account.id).map {
                 TogetherAsk($0, reader: reader)
             }
@@ -104,6 +107,10 @@ struct HomePage: PageModel {
     struct Week: Sendable, Equatable {
         var distance: String
         var runs: String
+        /// The week against the person's goal, when they set one.
+        var ring: GoalRing? = nil
+        /// The week's card, as SVG (and PNG, made by the page's script).
+        var card = SitePath.weekCard.path
     }
 
     struct GroupRow: Sendable, Equatable {

@@ -14,6 +14,9 @@ public struct Account: Sendable, Equatable {
     public var timeZone = "UTC"
     /// Beats per minute, when the person has said (`/settings`): the top of their zones.
     public var maximumHeartRate: Int? = nil
+    /// Millimetres a week, when the person has set a goal (`/settings`): the ring on their home
+    /// page and week card.
+    public var weekGoalMM: Int64? = nil
     /// Who sees each new run of the person's, and its map, until they choose otherwise on it.
     public var audience = StoredRun.Audience(run: .standard, map: .standard)
 }

@@ -8,6 +8,7 @@ extension StoreRepository {
             passwordHash: row.text("password_hash"), created: WallInstant(nanosecondsSinceEpoch: row.int("created_ns")),
             units: row.text("units"), timeZone: row.text("time_zone"),
             maximumHeartRate: row.intOrNil("max_heart_rate").map { Int($0) },
+            weekGoalMM: row.intOrNil("week_goal_mm"),
             audience: Self.audience(row.text("run_visibility"), row.text("map_visibility")))
     }
 

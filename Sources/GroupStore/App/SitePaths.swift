@@ -67,6 +67,12 @@ enum SitePath: Equatable {
     case together(String)
     case togetherRemove(String)
     case togetherAnswer(String, accept: Bool)
+    /// A run's card (SVG), a public run's share page, the person's week card, and the form of
+    /// their weekly goal.
+    case runCard(String)
+    case runShare(String)
+    case weekCard
+    case weekGoal
     /// POST: the runner has seen the new kudos and comments on their runs.
     case responsesSeen
     /// A person's page, by username.
@@ -140,6 +146,10 @@ enum SitePath: Equatable {
         case .togetherRemove(let uuid): "/runs/\(Self.percentEncode(uuid))/together/remove"
         case .togetherAnswer(let uuid, let accept):
             "/runs/\(Self.percentEncode(uuid))/together/" + (accept ? "accept" : "decline")
+        case .runCard(let uuid): "/runs/\(Self.percentEncode(uuid))/card.svg"
+        case .runShare(let uuid): "/runs/\(Self.percentEncode(uuid))/share"
+        case .weekCard: "/me/week/card.svg"
+        case .weekGoal: "/settings/week-goal"
         case .responsesSeen: "/responses/seen"
         case .person(let username): "/people/" + Self.percentEncode(username)
         case .compare(let username): "/compare/" + Self.percentEncode(username)

@@ -88,6 +88,14 @@ extension WebPages {
             social.extras.photos = RunPhotos(photos, uuid: uuid, runner: seen.runner, owner: seen.isOwner)
         }
         social.extras.together = try await togetherPart(seen, viewer: account)
+        if seen.isOwner {
+            social.extras.share = ShareLinks(
+                svg: SitePath.runCard(uuid).path, name: "run-\(iso(run.started).prefix(10)).svg",
+                page: run.audience.run == .public ? SitePath.runShare(uuid).path : nil,
+                hint: run.audience.run == .public
+                    ? "Anyone with the link opens its share page, without an account."
+                    : "Make the run public (above) and it gets a share page anyone can open.")
+        }
         var page: RunPage
         if seen.isOwner, let account {
             page = RunPage(

@@ -61,23 +61,6 @@ extension RunFacts {
     /// The route as the feed's thumbnail: without its ends (`withoutEnds`), projected and fitted
     /// into a 64-unit square, at most 48 points a segment; segments apart by `|`. nil without one.
     func thumbnail() -> String? {
-        guard let track = withoutEnds().track else { return nil }
-        let world = track.positions.map { $0.map(WebMercator.project) }
-        let all = world.joined()
-        guard let first = all.first else { return nil }
-        var (minX, maxX, minY, maxY) = (first.x, first.x, first.y, first.y)
-        for p in all { (minX, maxX, minY, maxY) = (min(minX, p.x), max(maxX, p.x), min(minY, p.y), max(maxY, p.y)) }
-        let span = max(maxX - minX, maxY - minY, 1e-12)
-        let scale = 56 / span
-        let (offsetX, offsetY) = (4 + (56 - (maxX - minX) * scale) / 2, 4 + (56 - (maxY - minY) * scale) / 2)
-        let segments = world.map { segment -> String in
-            let step = max(1, (segment.count + 46) / 47)
-            var kept = stride(from: 0, to: segment.count, by: step).map { segment[$0] }
-            if let last = segment.last, kept.last.map({ $0 != last }) ?? true { kept.append(last) }
-            return kept.map {
-                RunMap.number(offsetX + ($0.x - minX) * scale) + "," + RunMap.number(offsetY + ($0.y - minY) * scale)
-            }.joined(separator: " ")
-        }
-        return segments.joined(separator: "|")
+        routeLines(side: 64, margin: 4, points: 47)?.joined(separator: "|")
     }
 }

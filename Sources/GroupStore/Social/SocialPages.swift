@@ -29,6 +29,8 @@ struct RunSocial: Sendable, Equatable {
         var photos: RunPhotos?
         /// Friends who ran it too, and the forms that name them or answer.
         var together: TogetherPart?
+        /// The owner's card and share page.
+        var share: ShareLinks?
     }
 
     struct PostForm: Sendable, Equatable {

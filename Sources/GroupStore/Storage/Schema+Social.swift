@@ -168,5 +168,9 @@ extension Schema {
                 CREATE INDEX run_together_account ON run_together (account_id, status);
                 CREATE INDEX run_together_friend_run ON run_together (friend_run_id)
                 """),
+        // A person's weekly distance goal (`/settings`), the ring on their home page and week card.
+        Migration(
+            version: 20, name: "each person's weekly distance goal",
+            sql: "ALTER TABLE account ADD COLUMN week_goal_mm INT"),
     ]
 }

@@ -63,6 +63,14 @@ enum PageFormat {
         return TimeText(iso: iso(instant), text: "\(weekday) \(civil.day) \(month) \(civil.year), \(clock) \(name)")
     }
 
+    /// A day as a person reads it: "23 Nov 2026" (of the instant in UTC).
+    static func day(_ instant: WallInstant) -> String {
+        let civil = CivilTime(instant)
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][
+            civil.month - 1]
+        return "\(civil.day) \(month) \(civil.year)"
+    }
+
     /// A whole number from a file's value, "–" when it is not finite or not one an `Int` holds:
     /// a file may say 1e300, which must not take the store down.
     static func whole(_ value: Double) -> String {

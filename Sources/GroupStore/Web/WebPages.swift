@@ -32,6 +32,7 @@ struct WebPages {
         registerReportPages(pages)
         registerPhotoPages(pages)
         registerTogetherPages(pages)
+        registerSharePages(pages)
         for (path, file) in [("/static/style.css", StaticFile.stylesheet), ("/static/app.js", StaticFile.script)] {
             pages.anyone(.get, path) { _, _ in
                 Response(

@@ -1,5 +1,6 @@
 // Handoff's one script, served by the store. The pages work without it; it only adds what a
-// browser can do that a form cannot: copy an invite link, and offer the browser's time zone.
+// browser can do that a form cannot: copy an invite link, offer the browser's time zone, and
+// save a card as PNG.
 "use strict";
 document.querySelectorAll("button[data-copy]").forEach(function (button) {
   var field = document.getElementById(button.getAttribute("data-copy"));
@@ -20,4 +21,34 @@ document.querySelectorAll("select[data-browser-zone]").forEach(function (select)
       return;
     }
   }
+});
+// A card as PNG, made here from the store's SVG (the store has no rasteriser): the SVG is drawn
+// on a canvas of its own size and the canvas saved. Same origin, so the canvas may be read.
+function handoffCardPNG(url) {
+  return new Promise(function (resolve, reject) {
+    var image = new Image();
+    image.onload = function () {
+      var canvas = document.createElement("canvas");
+      canvas.width = image.naturalWidth || 1200;
+      canvas.height = image.naturalHeight || 630;
+      canvas.getContext("2d").drawImage(image, 0, 0, canvas.width, canvas.height);
+      canvas.toBlob(function (blob) { blob ? resolve(blob) : reject(new Error("no PNG")); }, "image/png");
+    };
+    image.onerror = function () { reject(new Error("the card did not load")); };
+    image.src = url;
+  });
+}
+document.querySelectorAll("button[data-png-from]").forEach(function (button) {
+  var url = button.getAttribute("data-png-from");
+  button.hidden = false;
+  button.addEventListener("click", function () {
+    handoffCardPNG(url).then(function (blob) {
+      var link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = url.split("/").slice(-3).join("-").replace(/\.svg$/, "") + ".png";
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+    });
+  });
 });
