@@ -71,14 +71,20 @@ extension WebPages {
             return Self.svg(ShareCard.run(card), name: "run-\(iso(seen.run.started).prefix(10)).svg")
         }
         router.anyone(.get, "/runs/:uuid/share") { request, context in
-            // A public run's page for anyone: the rule as for nobody signed in.
-            guard let uuid = try? RunRoutes.uuid(context), let (card, seen) = try await runCard(uuid, viewer: nil)
+            // A public run's page for anyone: the rule as for nobody signed in, and for a signed-in
+            // reader the rule as for them too (someone either of them blocked gets the 404).
+            let viewer = try await signedIn(request)
+            var blocked = false
+            if let viewer, let uuid = try? RunRoutes.uuid(context) {
+                blocked = try await services.repository.seenRun(uuid: uuid, viewer: viewer.id) == nil
+            }
+            guard !blocked, let uuid = try? RunRoutes.uuid(context),
+                let (card, seen) = try await runCard(uuid, viewer: nil)
             else {
                 return Self.message(
                     "No such run", "There is no public run at this address: its runner may share it with fewer people.",
                     status: .notFound)
             }
-            let viewer = try await signedIn(request)
             let page = SharePage(
                 frame: Frame(card.title, viewer: viewer?.username), when: card.when, runner: seen.runner,
                 person: SitePath.person(seen.runner).path, card: SitePath.runCard(uuid).path,
