@@ -88,7 +88,19 @@ struct ModerationTests {
             let feed = try await client.call(.get, "/v1/feed", token: ada).decode(Feed.self)
             #expect(feed.runs.first { $0.uuid == uuid }?.comments == 1)
 
-            // A profile report, then its fields hidden, then deleted.
+            // A comment reported, then deleted by its author: resolving acts on nothing else (not
+            // on the author's profile).
+            _ = try await client.call(
+                .put, "/v1/me/profile", token: bob, json: ["nickname": ["value": "Bob", "visibility": "public"]])
+            let gone = try await client.call(.post, comments, token: bob, json: ["text": "Soon gone"])
+                .decode(CommentView.self)
+            _ = try await report(cleo, ["kind": "comment", "run": uuid, "comment": gone.id, "reason": "Spam"])
+            _ = try await client.call(.delete, "\(comments)/\(gone.id)", token: bob)
+            let orphan = try #require(try await repository.reports().first)
+            let resolved = try await repository.resolve(report: orphan.id, .delete, now: harness.clock.now)
+            #expect(resolved.resolution == "deleted")
+            let kept = try await client.call(.get, "/v1/me/profile", token: bob).decode(ProfileSettings.self)
+            #expect(kept.nickname?.value == "Bob", "the author's profile is not what was reported")
             let cookieBob = try await client.webSignIn("bob").cookie
             _ = try await AccountPageTests.post(
                 client, "/settings/profile",

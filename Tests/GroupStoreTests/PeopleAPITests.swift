@@ -63,6 +63,12 @@ struct PeopleAPITests {
             #expect(
                 try await client.call(.patch, "/v1/runs/\(runs[1])", token: bob, json: ["title": "x"]).errorCode
                     == "run_not_found")
+            // A refused level keeps the title from being written too.
+            let refused = try await client.call(
+                .patch, "/v1/runs/\(runs[1])", token: ada, json: ["title": "Not kept", "map_visibility": "public"])
+            #expect(refused.errorCode == "invalid_visibility")
+            #expect(
+                try await client.call(.get, "/v1/runs/\(runs[1])", token: ada).json["title"] as? String == "Hills <b>")
 
             // Who sees what of ada: bob her friends' and public runs and her height; dan her
             // public run and nickname; eve, blocked, nothing (the 404 of nobody).

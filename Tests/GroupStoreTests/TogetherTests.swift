@@ -38,6 +38,10 @@ struct TogetherTests {
         let overlap = TrackMatch.together(way, Self.line(metres: 5_000, from: 1_000))
         #expect(overlap > 0.75 && overlap < 0.85, "\(overlap)")
         #expect(TrackMatch.together(way, []) == 0 && TrackMatch.together([[]], way) == 0)
+        // A file that zig-zags across the world in 2,000 points: the work stays bounded (a
+        // sample every few hundred kilometres, at most 400,000 cells filed) and it ends.
+        let zigzag = [(0..<2_000).map { Position(latitude: $0 % 2 == 0 ? -60 : 60, longitude: Double($0 % 360) - 180) }]
+        #expect((0...1).contains(TrackMatch.together(zigzag, way)))
         // Resampling keeps the step, whatever the spacing of the points.
         let points = TrackMatch.resampled([.init(x: 0, y: 0), .init(x: 0, y: 7), .init(x: 0, y: 100)])
         #expect(points.count == 5 && points[1] == .init(x: 0, y: 25) && points.last == .init(x: 0, y: 100))
@@ -223,6 +227,12 @@ struct TogetherTests {
             #expect(try await post("/runs/\(uuid)/together/decline", [:], bobCookie).status == .seeOther)
             #expect(
                 !(try await client.call(.get, "/runs/\(uuid)", headers: [.cookie: cookie]).text.contains("(asked)")))
+            // Named, then blocked: the name goes, and bob can no longer agree.
+            _ = try await post("/runs/\(uuid)/together", ["username": "bob"], cookie)
+            _ = try await client.call(.post, "/v1/blocks", token: ada, json: ["username": "bob"])
+            #expect(try await post("/runs/\(uuid)/together/accept", [:], bobCookie).status == .notFound)
+            let afterBlock = try await client.call(.get, "/runs/\(uuid)", headers: [.cookie: cookie]).text
+            #expect(!afterBlock.contains("/people/bob\""))
         }
     }
 }

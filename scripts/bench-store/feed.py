@@ -90,8 +90,8 @@ def world(accounts, runs, friends):
 
 
 # The feed's statements for viewer 1, first page, as Friends/Feed.swift builds them.
-SEEN = """(run.account_id = 1 OR (
-    NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = run.account_id AND block.blocked_id = 1)
+SEEN = """(run.account_id = 1 OR (NOT EXISTS (SELECT 1 FROM suspension WHERE suspension.account_id = run.account_id)
+    AND NOT EXISTS (SELECT 1 FROM block WHERE (block.blocker_id = run.account_id AND block.blocked_id = 1)
         OR (block.blocker_id = 1 AND block.blocked_id = run.account_id))
     AND (run.visibility = 'public'
         OR (run.visibility IN ('friends', 'groups') AND EXISTS (SELECT 1 FROM friend

@@ -75,6 +75,8 @@ extension StoreRepository {
             guard !gone.isEmpty else {
                 throw StoreError(.notFound, "not_friends", "you are not friends with this runner, and no ask is open")
             }
+            // Runs they agreed they ran together stay so; an unanswered "ran with" ask goes.
+            try await Self.forgetTogether(db, account, other, pendingOnly: true)
         }
     }
 
@@ -112,6 +114,7 @@ extension StoreRepository {
             try await db.query(
                 "DELETE FROM friend WHERE (account_id = ? AND friend_id = ?) OR (account_id = ? AND friend_id = ?)",
                 account, other, other, account)
+            try await Self.forgetTogether(db, account, other, pendingOnly: false)
             try await db.query(
                 """
                 INSERT INTO block (blocker_id, blocked_id, created_ns) VALUES (?, ?, ?)

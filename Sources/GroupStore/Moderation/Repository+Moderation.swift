@@ -61,7 +61,12 @@ extension StoreRepository {
             let relation = try await Self.relation(db, viewer: reporter, person: person)
             guard !relation.blocked, !relation.ownerSuspended else { throw Self.noRunner }
             let seen = try await Self.profile(db, person).seen(by: relation)
-            let words = seen.map { "\($0.0.label): \($0.0.shown($0.1))" }
+            var words = seen.map { "\($0.0.label): \($0.0.shown($0.1))" }
+            if let photo = try await db.one(
+                "SELECT \(Self.photoColumns) FROM photo WHERE account_id = ? AND run_id IS NULL", person
+            ).map(StoredPhoto.init), photo.visibility.allows(relation) {
+                words.append("Photo: " + SitePath.photo(photo.key).path)
+            }
             return (person, nil, nil, (["Username: " + (try row.text("username"))] + words).joined(separator: "\n"))
         }
     }
@@ -117,29 +122,41 @@ extension StoreRepository {
             }
             let person = try row.int("account_id")
             let time = now.nanosecondsSinceEpoch
-            switch (action, report.comment) {
-            case (.hide, let comment?):
-                try await db.query("UPDATE comment SET hidden_ns = ? WHERE id = ? AND hidden_ns IS NULL", time, comment)
-            case (.delete, let comment?):
-                try await db.query("DELETE FROM comment WHERE id = ?", comment)
-            case (.hide, nil):
-                try await db.query("UPDATE profile_field SET visibility = 'private' WHERE account_id = ?", person)
-            case (.delete, nil):
-                try await db.query("DELETE FROM profile_field WHERE account_id = ?", person)
-            case (.suspend, let comment):
-                if let comment {
-                    try await db.query(
-                        "UPDATE comment SET hidden_ns = ? WHERE id = ? AND hidden_ns IS NULL", time, comment)
-                }
-                try await Self.suspend(db, person, reason: "report \(id)", now: now)
-            case (.dismiss, _):
-                break
-            }
+            // Every open report of the same thing closes first: deleting the comment below sets
+            // their `comment_id` to NULL, after which they could no longer be told apart.
             try await db.query(
                 """
                 UPDATE report SET resolved_ns = ?, resolution = ? WHERE resolved_ns IS NULL AND (id = ?
                     OR (kind = ? AND account_id = ? AND coalesce(comment_id, 0) = ?))
                 """, time, action.done, id, report.kind, person, report.comment ?? 0)
+            // By the report's kind: a comment report whose comment is gone acts on nothing else.
+            let profile = report.kind == "profile"
+            switch action {
+            case .hide:
+                if profile {
+                    try await db.query("UPDATE profile_field SET visibility = 'private' WHERE account_id = ?", person)
+                    try await db.query(
+                        "UPDATE photo SET visibility = 'private' WHERE account_id = ? AND run_id IS NULL", person)
+                } else if let comment = report.comment {
+                    try await db.query(
+                        "UPDATE comment SET hidden_ns = ? WHERE id = ? AND hidden_ns IS NULL", time, comment)
+                }
+            case .delete:
+                if profile {
+                    try await db.query("DELETE FROM profile_field WHERE account_id = ?", person)
+                    try await db.query("DELETE FROM photo WHERE account_id = ? AND run_id IS NULL", person)
+                } else if let comment = report.comment {
+                    try await db.query("DELETE FROM comment WHERE id = ?", comment)
+                }
+            case .suspend:
+                if !profile, let comment = report.comment {
+                    try await db.query(
+                        "UPDATE comment SET hidden_ns = ? WHERE id = ? AND hidden_ns IS NULL", time, comment)
+                }
+                try await Self.suspend(db, person, reason: "report \(id)", now: now)
+            case .dismiss:
+                break
+            }
             return try await Self.report(db, id)
         }
     }

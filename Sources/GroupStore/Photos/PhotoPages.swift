@@ -125,6 +125,12 @@ extension WebPages {
             let uuid = try RunRoutes.uuid(context)
             let back = Link(href: SitePath.run(uuid, at: "photos").path, label: "Back to the run")
             let limit = PhotoRules.mostPerRun * PhotoRules.limits.bytes + 64 * 1024
+            // Whose run it is before reading up to 50 MB of photos.
+            guard let seen = try await repository.seenRun(uuid: uuid, viewer: account.id), seen.isOwner else {
+                return Self.message(
+                    "No such run", "You have no run at this address: it may have been deleted.", status: .notFound,
+                    account: account, link: Link(href: SitePath.runs().path, label: "Your runs"))
+            }
             let form: MultipartForm
             switch try await photoForm(request, limit, account, back: back) {
             case .form(let parts): form = parts

@@ -263,6 +263,8 @@ struct RunRoutes {
                 guard let seen = try await repository.seenRun(uuid: uuid, viewer: account.id), seen.isOwner else {
                     throw StoreError.notFound("run", uuid)
                 }
+                // The levels are checked before anything is written: a refused change keeps nothing.
+                _ = try RunVisibility.audience(run: run, map: map, current: seen.run.audience)
                 let post = try RunPost.checked(
                     title: body.title ?? seen.post.title ?? "",
                     description: body.description ?? seen.post.description ?? "")

@@ -154,7 +154,11 @@ extension StoreRepository {
             try await db.query(
                 """
                 INSERT INTO run_together (run_id, account_id, friend_run_id, status, created_ns) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (run_id, account_id) DO UPDATE SET friend_run_id = excluded.friend_run_id
+                ON CONFLICT (run_id, account_id) DO UPDATE SET
+                    status = CASE WHEN excluded.friend_run_id IS NOT NULL
+                        AND coalesce(run_together.friend_run_id, -1) <> excluded.friend_run_id
+                        THEN excluded.status ELSE run_together.status END,
+                    friend_run_id = coalesce(excluded.friend_run_id, run_together.friend_run_id)
                 """, runID, friendID, friendRun?.id, accepted ? "accepted" : "asked", now.nanosecondsSinceEpoch)
         }
     }
@@ -162,7 +166,18 @@ extension StoreRepository {
     /// The named friend accepts (or declines: the name goes) having run `uuid`. Accepting a link
     /// of the two runs names the owner on the friend's run too, so each page says it.
     func answerTogether(uuid: String, account: Int64, accept: Bool, now: WallInstant) async throws {
+        let (seen, arguments) = RunVisibility.sql(viewer: account)
         try await write { db in
+            // Only a friend who may see the run answers (a block or an unfriending since: 404).
+            guard
+                try await !db.query(
+                    """
+                    SELECT run.id FROM run JOIN friend ON friend.account_id = ? AND friend.friend_id = run.account_id
+                        AND friend.status = 'friends'
+                    WHERE run.uuid = ? AND \(seen)
+                    """, [.integer(account), .text(uuid)] + arguments
+                ).isEmpty
+            else { throw Self.noTogether }
             let changed =
                 accept
                 ? try await db.query(
@@ -218,6 +233,17 @@ extension StoreRepository {
                 """, uuid, owner, TextRules.key(username))
             guard !removed.isEmpty else { throw Self.noTogether }
         }
+    }
+
+    /// Takes each of two people's names off the other's runs (with `pendingOnly`, only the
+    /// unanswered ones): a block ends them all, the end of a friendship the open asks.
+    static func forgetTogether(_ db: any SQLSession, _ a: Int64, _ b: Int64, pendingOnly: Bool) async throws {
+        try await db.query(
+            """
+            DELETE FROM run_together WHERE \(pendingOnly ? "status = 'asked' AND" : "")
+                ((account_id = ? AND run_id IN (SELECT id FROM run WHERE account_id = ?))
+                OR (account_id = ? AND run_id IN (SELECT id FROM run WHERE account_id = ?)))
+            """, a, b, b, a)
     }
 
     static let noTogether = StoreError(

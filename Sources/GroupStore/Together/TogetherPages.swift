@@ -78,12 +78,20 @@ extension WebPages {
         let run = seen.run
         let links = try await services.repository.togetherLinks(run: run.id, owner: run.accountID, viewer: viewer?.id)
         var part = TogetherPart()
-        part.names = links.map { link in
-            TogetherPart.Name(
-                person: Link(href: SitePath.person(link.friend).path, label: link.friend), pending: !link.accepted,
-                theirs: link.friendRun.map { SitePath.run($0).path },
-                remove: seen.isOwner
-                    ? TogetherPart.Remove(action: SitePath.togetherRemove(run.uuid).path, username: link.friend) : nil)
+        for link in links {
+            // The friend's own run is linked only for a viewer who may see it too.
+            var theirs: String?
+            if let other = link.friendRun, try await services.repository.seenRun(uuid: other, viewer: viewer?.id) != nil
+            {
+                theirs = SitePath.run(other).path
+            }
+            part.names.append(
+                TogetherPart.Name(
+                    person: Link(href: SitePath.person(link.friend).path, label: link.friend), pending: !link.accepted,
+                    theirs: theirs,
+                    remove: seen.isOwner
+                        ? TogetherPart.Remove(action: SitePath.togetherRemove(run.uuid).path, username: link.friend)
+                        : nil))
         }
         if let viewer, let mine = links.first(where: { $0.friendID == viewer.id }), !mine.accepted {
             part.answer = TogetherPart.Answer(

@@ -24,13 +24,23 @@ enum TrackMatch {
         return min(shareNear(lineA, to: lineB), shareNear(lineB, to: lineA))
     }
 
-    /// The share of `line`'s length, sampled every `step` metres, within `near` of `other`.
+    /// Samples a route gets at most: a file may zig-zag across the world in a few points, and
+    /// the work must stay bounded whatever it says.
+    static let mostSamples = 20_000
+
+    /// The share of `line`'s length, sampled every `step` metres (more on a very long line), within
+    /// `near` of `other`.
     static func shareNear(_ line: [[Point]], to other: [[Point]]) -> Double {
         let grid = SegmentGrid(other, cell: near)
+        let length = line.reduce(0.0) { total, part in
+            zip(part, part.dropFirst()).reduce(total) { $0 + $1.0.distance(to: $1.1) }
+        }
+        guard length.isFinite else { return 0 }
+        let every = max(step, length / Double(mostSamples))
         var samples = 0
         var close = 0
         for part in line {
-            for point in resampled(part) {
+            for point in resampled(part, every: every) {
                 samples += 1
                 if grid.distance(from: point, within: near) <= near { close += 1 }
             }
@@ -38,21 +48,22 @@ enum TrackMatch {
         return samples == 0 ? 0 : Double(close) / Double(samples)
     }
 
-    /// Points every `step` metres along a line, its first and last included.
-    static func resampled(_ line: [Point]) -> [Point] {
+    /// Points every `every` metres along a line, its first and last included.
+    static func resampled(_ line: [Point], every: Double = step) -> [Point] {
         guard var previous = line.first else { return [] }
         var points = [previous]
         var carried = 0.0
         for next in line.dropFirst() {
             let length = previous.distance(to: next)
-            var at = step - carried
+            guard length.isFinite else { continue }
+            var at = every - carried
             while at <= length {
                 let f = at / length
                 points.append(
                     Point(x: previous.x + (next.x - previous.x) * f, y: previous.y + (next.y - previous.y) * f))
-                at += step
+                at += every
             }
-            carried = length - (at - step)
+            carried = length - (at - every)
             previous = next
         }
         if let last = line.last, points.count == 1 || points.last != last { points.append(last) }
@@ -80,23 +91,31 @@ enum TrackMatch {
         }
     }
 
-    /// A line's segments, filed by the square cells their bounding boxes touch, so the nearest
-    /// segment to a point is looked for among a few.
+    /// A line's segments, filed by the square cells they pass through (a point every quarter
+    /// cell along each), so the nearest segment to a point is looked for among a few: any segment
+    /// within a cell's size of a point has a filed point within two cells of it.
     struct SegmentGrid {
         let cell: Double
         var cells: [Int64: [(Point, Point)]] = [:]
+        /// Cells filed at most, over every segment (a line across the world files no more).
+        static let mostFiled = 400_000
 
         init(_ lines: [[Point]], cell: Double) {
             self.cell = cell
+            var budget = Self.mostFiled
             for line in lines {
                 let pairs = line.count == 1 ? [(line[0], line[0])] : Array(zip(line, line.dropFirst()))
                 for (a, b) in pairs {
-                    let (x0, x1) = (index(min(a.x, b.x)), index(max(a.x, b.x)))
-                    let (y0, y1) = (index(min(a.y, b.y)), index(max(a.y, b.y)))
-                    // A segment longer than 50 km a side is a jump in the data, not a way run.
-                    guard x1 - x0 < 500, y1 - y0 < 500 else { continue }
-                    for cx in x0...x1 {
-                        for cy in y0...y1 { cells[Self.key(cx, cy), default: []].append((a, b)) }
+                    let length = a.distance(to: b)
+                    guard length.isFinite else { continue }
+                    let steps = Int(min(length / (cell / 4), Double(budget))) + 1
+                    budget -= steps
+                    guard budget >= 0 else { return }
+                    var filed: Set<Int64> = []
+                    for i in 0...steps {
+                        let f = Double(i) / Double(steps)
+                        let key = Self.key(index(a.x + (b.x - a.x) * f), index(a.y + (b.y - a.y) * f))
+                        if filed.insert(key).inserted { cells[key, default: []].append((a, b)) }
                     }
                 }
             }
@@ -109,13 +128,13 @@ enum TrackMatch {
 
         static func key(_ x: Int64, _ y: Int64) -> Int64 { x &* 2_000_003 &+ y }
 
-        /// The distance to the nearest segment, looked for within one cell around (`within` at
+        /// The distance to the nearest segment, looked for within two cells around (`within` at
         /// most the cell's size); infinity when none is that near.
         func distance(from p: Point, within: Double) -> Double {
             let (cx, cy) = (index(p.x), index(p.y))
             var best = Double.infinity
-            for dx in -1...1 {
-                for dy in -1...1 {
+            for dx in -2...2 {
+                for dy in -2...2 {
                     for (a, b) in cells[Self.key(cx + Int64(dx), cy + Int64(dy))] ?? [] {
                         best = min(best, Self.distance(p, a, b))
                     }
