@@ -51,6 +51,8 @@ let package = Package(
         .target(name: "WebForms"),
         // Photo uploads (JPEG, PNG): metadata out, bombs refused; pure, no Foundation, so a fuzzer builds it alone.
         .target(name: "Photos"),
+        // Training science from a run's data: heart-rate variability from the strap's RR intervals.
+        .target(name: "Training", dependencies: ["HandoffModel"]),
         // The group store's HTTP API as Codable types, for the store and for its clients.
         .target(name: "HandoffAPI", dependencies: ["SensorCodecs"]),
 
@@ -170,6 +172,12 @@ let package = Package(
             name: "BluetoothTests",
             dependencies: [
                 "BlueZ", "GATT", "SensorCodecs", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "TrainingTests",
+            dependencies: [
+                "ActivityFormats", "HandoffModel", "SensorCodecs", "TestSupport", "Training",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

@@ -1,0 +1,96 @@
+import HandoffModel
+
+/// A run's heartbeats as the strap reported them: each beat-to-beat (RR) interval in
+/// milliseconds with the moment its beat ended, in seconds from the run's start.
+///
+/// A strap sends its intervals in batches, each stamped when it arrived. A batch whose beats
+/// cannot have followed the previous batch's without a gap (the strap dropped out, a packet was
+/// lost) starts a new **segment**: successive differences are taken only inside a segment, as
+/// neurokit2 does with `RRI_Time` when intervals are missing, and windows that lose more than a
+/// tenth of their time to a gap are not analysed.
+public struct BeatSeries: Sendable, Equatable {
+    /// Milliseconds.
+    public var intervals: [Double]
+    /// Seconds from the run's start to the end of each interval.
+    public var times: [Double]
+    /// Where each segment starts (an index into `intervals`); the first is 0.
+    public var segmentStarts: [Int]
+
+    /// A batch further than this behind or ahead of the beats so far starts a new segment.
+    public static let gapTolerance = 2.0
+    /// Intervals outside this range (ms) are not heartbeats (30–300 bpm) and are left out.
+    public static let plausible = 200.0...2000.0
+
+    public init(intervals: [Double], times: [Double], segmentStarts: [Int]) {
+        self.intervals = intervals
+        self.times = times
+        self.segmentStarts = segmentStarts
+    }
+
+    /// One unbroken segment: beats one after another from `start` seconds.
+    public init(intervals: [Double], start: Double = 0) {
+        var clock = start
+        self.intervals = intervals
+        self.times = intervals.map {
+            clock += $0 / 1000
+            return clock
+        }
+        self.segmentStarts = intervals.isEmpty ? [] : [0]
+    }
+
+    /// The strap's batches in arrival order (`offsetNanoseconds` from the run's start).
+    public init(batches: [RRIntervalBatch]) {
+        self.init(intervals: [], times: [], segmentStarts: [])
+        var clock: Double?
+        for batch in batches {
+            let values = batch.intervals1024ths.map { Double($0) * 1000 / 1024 }.filter { Self.plausible.contains($0) }
+            guard !values.isEmpty else { continue }
+            let arrival = Double(batch.offsetNanoseconds) / 1e9
+            let firstStart = arrival - values.reduce(0, +) / 1000
+            if let current = clock, abs(firstStart - current) <= Self.gapTolerance {
+                clock = current
+            } else {
+                segmentStarts.append(intervals.count)
+                clock = firstStart
+            }
+            for value in values {
+                clock! += value / 1000
+                intervals.append(value)
+                times.append(clock!)
+            }
+        }
+    }
+
+    public var count: Int { intervals.count }
+
+    /// The index ranges of the segments.
+    public var segments: [Range<Int>] {
+        segmentStarts.indices.map { k in
+            segmentStarts[k]..<(k + 1 < segmentStarts.count ? segmentStarts[k + 1] : intervals.count)
+        }
+    }
+
+    /// The beats whose intervals end in `range` (seconds), with their segments cut to it.
+    public func slice(_ range: Range<Double>) -> BeatSeries {
+        var result = BeatSeries(intervals: [], times: [], segmentStarts: [])
+        for segment in segments {
+            var started = false
+            for i in segment where range.contains(times[i]) {
+                if !started {
+                    result.segmentStarts.append(result.intervals.count)
+                    started = true
+                }
+                result.intervals.append(intervals[i])
+                result.times.append(times[i])
+            }
+        }
+        return result
+    }
+
+    /// The differences of successive intervals inside each segment.
+    public var successiveDifferences: [Double] {
+        segments.flatMap { segment in
+            segment.dropFirst().map { intervals[$0] - intervals[$0 - 1] }
+        }
+    }
+}
