@@ -54,7 +54,7 @@ struct PageTemplates: Sendable {
     }
 
     func render<Model: PageModel>(_ model: Model) -> String {
-        guard let text = library.render(model, withTemplate: Model.template) else {
+        guard let text = library.render(MustacheTree.of(model) ?? [:], withTemplate: Model.template) else {
             preconditionFailure("no template named \(Model.template)")
         }
         return text
@@ -64,6 +64,38 @@ struct PageTemplates: Sendable {
         let name: String
         let error: any Error
         var description: String { "\(name).mustache: \(error)" }
+    }
+}
+
+/// A page model as dictionaries and arrays, made once before rendering.
+///
+/// swift-mustache finds each name a template uses by reflection: a `Mirror` made and searched for
+/// every lookup, at every level of the context stack it climbs. The feed's 25 items of some 20
+/// names each cost thousands of them, most of the feed page's time (a profile at issue 33: its
+/// time went to the runtime's metadata and field lookups). Dictionaries are read by key instead.
+/// A nil is left out, which renders the same: swift-mustache treats a nil as not found and looks
+/// further up the stack. The golden pages show every page renders byte for byte as before.
+enum MustacheTree {
+    static func of(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .optional?:
+            return mirror.children.first.flatMap { of($0.value) }
+        case .struct?, .class?:
+            if value is MustacheLambda || value is MustacheParent { return value }
+            var fields: [String: Any] = [:]
+            for child in mirror.children {
+                if let label = child.label, let converted = of(child.value) { fields[label] = converted }
+            }
+            return fields
+        case .collection?:
+            return mirror.children.compactMap { of($0.value) }
+        case .dictionary?:
+            guard let dictionary = value as? [String: Any] else { return value }
+            return dictionary.compactMapValues { of($0) }
+        default:
+            return value
+        }
     }
 }
 
