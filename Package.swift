@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "GroupStore",
             dependencies: [
-                "HandoffModel", "HandoffAPI", "SensorCodecs", "ActivityFormats", "WebForms", "Photos",
+                "HandoffModel", "HandoffAPI", "SensorCodecs", "ActivityFormats", "WebForms", "Photos", "Training",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -213,7 +213,7 @@ let package = Package(
             name: "GroupStoreTests",
             dependencies: [
                 "GroupStore", "ActivityFormats", "HandoffAPI", "HandoffModel", "SensorCodecs", "TestSupport",
-                "WebForms", "Recorder", "RunSimulator",
+                "WebForms", "Recorder", "RunSimulator", "Training",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -96,6 +96,20 @@ public struct RunView: Codable, Sendable, Hashable {
         }
     }
 
+    /// Whose run it is, its title ("Morning run" and the like when its runner gave none) and its
+    /// runner's description: `runner`, `title` and `description`, written flat.
+    public struct Post: Sendable, Hashable {
+        public var runner: String?
+        public var title: String?
+        public var description: String?
+
+        public init(runner: String? = nil, title: String? = nil, description: String? = nil) {
+            self.runner = runner
+            self.title = title
+            self.description = description
+        }
+    }
+
     public var uuid: String
     /// Written flat into the run's object, as are `file`'s fields.
     public var measures: Measures
@@ -112,11 +126,9 @@ public struct RunView: Codable, Sendable, Hashable {
     public var visibility: String?
     /// Who sees its map, never more people than see the run.
     public var mapVisibility: String?
-    /// Whose run it is, its title ("Morning run" and the like when its runner gave none) and its
-    /// runner's description.
-    public var runner: String?
-    public var title: String?
-    public var description: String?
+    public var post: Post
+    /// In `GET /v1/runs/{uuid}`, when the run has a minute or more of RR intervals.
+    public var hrv: HRVView?
 
     public init(
         uuid: String, measures: Measures, file: File, uploadedAt: String, summary: JSONValue, countedIn: [Counted]?,
@@ -131,8 +143,21 @@ public struct RunView: Codable, Sendable, Hashable {
         self.notCounted = notCounted
         self.visibility = visibility
         self.mapVisibility = mapVisibility
+        self.post = Post()
     }
 
+    public var runner: String? {
+        get { post.runner }
+        set { post.runner = newValue }
+    }
+    public var title: String? {
+        get { post.title }
+        set { post.title = newValue }
+    }
+    public var description: String? {
+        get { post.description }
+        set { post.description = newValue }
+    }
     public var startedAt: String { measures.startedAt }
     public var elapsedS: Double { measures.elapsedS }
     public var timerS: Double { measures.timerS }
@@ -147,7 +172,7 @@ public struct RunView: Codable, Sendable, Hashable {
         case uploadedAt = "uploaded_at"
         case countedIn = "counted_in"
         case notCounted = "not_counted"
-        case visibility, runner, title, description
+        case visibility, runner, title, description, hrv
         case mapVisibility = "map_visibility"
     }
 
@@ -162,9 +187,11 @@ public struct RunView: Codable, Sendable, Hashable {
         notCounted = try c.decodeIfPresent([NotCounted].self, forKey: .notCounted)
         visibility = try c.decodeIfPresent(String.self, forKey: .visibility)
         mapVisibility = try c.decodeIfPresent(String.self, forKey: .mapVisibility)
-        runner = try c.decodeIfPresent(String.self, forKey: .runner)
-        title = try c.decodeIfPresent(String.self, forKey: .title)
-        description = try c.decodeIfPresent(String.self, forKey: .description)
+        post = Post(
+            runner: try c.decodeIfPresent(String.self, forKey: .runner),
+            title: try c.decodeIfPresent(String.self, forKey: .title),
+            description: try c.decodeIfPresent(String.self, forKey: .description))
+        hrv = try c.decodeIfPresent(HRVView.self, forKey: .hrv)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -181,6 +208,7 @@ public struct RunView: Codable, Sendable, Hashable {
         try c.encodeIfPresent(runner, forKey: .runner)
         try c.encodeIfPresent(title, forKey: .title)
         try c.encodeIfPresent(description, forKey: .description)
+        try c.encodeIfPresent(hrv, forKey: .hrv)
     }
 }
 

@@ -142,13 +142,38 @@ public enum ArtifactCorrection {
     }
 
     /// `alpha` times the quartile deviation of `|x|` over the centred window (cut at the ends).
+    /// The window is kept sorted as it slides: a value in, a value out, each by binary search.
     static func threshold(_ x: [Double]) -> [Double] {
         let magnitude = x.map { abs($0) }
         let half = thresholdWindow / 2
-        return magnitude.indices.map { i in
-            let window = magnitude[max(0, i - half)...min(magnitude.count - 1, i + half)].sorted()
-            return alpha * (quantile(window, 0.75) - quantile(window, 0.25)) / 2
+        var window: [Double] = []
+        window.reserveCapacity(thresholdWindow + 1)
+        var result: [Double] = []
+        result.reserveCapacity(magnitude.count)
+        var low = 0
+        var high = 0  // the window is magnitude[low..<high]
+        for i in magnitude.indices {
+            while high < min(magnitude.count, i + half + 1) {
+                window.insert(magnitude[high], at: position(of: magnitude[high], in: window))
+                high += 1
+            }
+            while low < i - half {
+                window.remove(at: position(of: magnitude[low], in: window))
+                low += 1
+            }
+            result.append(alpha * (quantile(window, 0.75) - quantile(window, 0.25)) / 2)
         }
+        return result
+    }
+
+    /// The first index in sorted `values` whose value is not below `value`.
+    static func position(of value: Double, in values: [Double]) -> Int {
+        var (low, high) = (0, values.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     static func rollingMedian(_ x: [Double], width: Int) -> [Double] {

@@ -29,8 +29,13 @@ struct OpenAPITypesTests {
     static let run: RunView = {
         var run = plainRun
         (run.runner, run.title, run.description) = ("ada", "Morning run", "Windy")
+        run.hrv = hrv
         return run
     }()
+    static let hrv = HRVView(
+        beats: 4_200, artifactShare: 0.004, trusted: true, rmssdMs: 6.1, sdnnMs: 41.3,
+        dfaAlpha1: [[120, 1.12], [125, 1.08]], aerobicThresholdBpm: 151, anaerobicThresholdBpm: 168,
+        laps: [.init(lap: 1, rmssdMs: 7.2, sdnnMs: 30.5)], method: "Lipponen & Tarvainen (2019)")
     static let plainRun = RunView(
         uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
         measures: .init(
@@ -58,6 +63,7 @@ struct OpenAPITypesTests {
     /// Every JSON schema of the document, by name, with an example of its type.
     static let examples: [String: any Encodable & Sendable] = [
         "Error": ErrorEnvelope(code: "invalid_name", message: "a group's name is 1 to 80 characters"),
+        "HeartRateVariability": hrv,
         "Health": Health(status: "ok", version: "0"),
         "RunDetails": RunDetails(
             uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",

@@ -1,6 +1,7 @@
 import ActivityFormats
 import Foundation
 import HandoffModel
+import TestSupport
 
 @testable import GroupStore
 
@@ -256,8 +257,8 @@ extension PageMakers {
     static let runStart = PageFixture.now.advanced(byNanoseconds: -86_400 * nanosecondsPerSecond)
 
     /// Indoors: no positions, and two laps.
-    static var indoorActivity: Activity {
-        var activity = activity
+    static let indoorActivity: Activity = {
+        var activity = Self.activity
         for index in activity.points.indices {
             activity.points[index].latitude = nil
             activity.points[index].longitude = nil
@@ -267,22 +268,32 @@ extension PageMakers {
             Lap(index: 0, trigger: .manual, startElapsedSeconds: 0, endElapsedSeconds: 600, statistics: half),
             Lap(index: 1, trigger: .sessionEnd, startElapsedSeconds: 600, endElapsedSeconds: 1200, statistics: half),
         ]
+        // A strap that misreads a beat in every 12: its HRV is said to be untrustworthy.
+        var beats = SimulatedStrap(seed: 34, minutes: 20, fromBPM: 120, toBPM: 170).beats()
+        for i in stride(from: 11, to: beats.count - 1, by: 12) {
+            beats[i] *= 0.7
+            beats[i + 1] += beats[i] * 0.3 / 0.7
+        }
+        activity.rrIntervals = SimulatedStrap.batches(beats)
         return activity
-    }
+    }()
 
-    static var activity: Activity {
+    static let activity: Activity = {
         var activity = RunFiles.activity(start: runStart, seconds: 1200, speed: 3.2)
         for index in activity.points.indices {
             activity.points[index].heartRateBPM = 120 + index % 40
             activity.points[index].altitudeMeters = 40 + Double(index % 300) / 10
             activity.points[index].cadenceSPM = 170
         }
+        // The strap's beats, whose α1 falls through 0.75 as the heart rate rises.
+        activity.rrIntervals = SimulatedStrap.batches(
+            SimulatedStrap(seed: 34, minutes: 20, fromBPM: 120, toBPM: 170).beats())
         activity.events = [
             SessionEvent(offsetNanoseconds: 600 * nanosecondsPerSecond, kind: .pause),
             SessionEvent(offsetNanoseconds: 660 * nanosecondsPerSecond, kind: .resume),
         ]
         return activity
-    }
+    }()
 
     static var storedRun: StoredRun {
         get throws {

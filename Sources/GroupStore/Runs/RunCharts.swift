@@ -104,6 +104,7 @@ struct RunChart: Sendable, Equatable {
                     format: { PageFormat.whole($0.rounded(.down)) },
                     unit: "spm"))
         }
+        if let alpha1 = alpha1(facts, axis: axis) { charts.append(alpha1) }
         return charts
     }
 
@@ -136,13 +137,13 @@ struct RunChart: Sendable, Equatable {
 
     init(
         id: String, title: String, series: Series, axis: Axis, format: (Double) -> String, unit: String,
-        inverted: Bool = false, zones highest: Int? = nil, least: Double = 0
+        inverted: Bool = false, zones highest: Int? = nil, least: Double = 0, levels: [Level] = []
     ) {
         self.id = id
         self.title = title
         let values = series.compactMap { $0 }
-        var low = values.min() ?? 0
-        var high = values.max() ?? 1
+        var low = (values + levels.map(\.value)).min() ?? 0
+        var high = (values + levels.map(\.value)).max() ?? 1
         if high - low < max(least, 1e-9) {
             let middle = (high + low) / 2
             (low, high) = (middle - max(least, 1) / 2, middle + max(least, 1) / 2)
@@ -185,6 +186,13 @@ struct RunChart: Sendable, Equatable {
                             "zone \(zone): \(PageFormat.whole(from.rounded(.down)))–\(PageFormat.whole(to.rounded(.down))) bpm"
                     ))
             }
+        }
+        for level in levels {
+            bands.append(
+                Band(
+                    x: RunMap.number(Self.left), y: RunMap.number(y(level.value) - 0.75),
+                    width: RunMap.number(Self.width - Self.left - Self.right), height: "1.5", kind: "level",
+                    label: level.label))
         }
         pauses = axis.pauses.map { pause in
             Band(

@@ -1,6 +1,7 @@
 import ActivityFormats
 import Foundation
 import HandoffModel
+import Training
 
 /// What a run's page and `GET /v1/runs/{uuid}/details` show, computed once from the run's file
 /// when it is uploaded and kept beside it (`run_facts`, schema 10), so that showing a run never
@@ -12,7 +13,8 @@ struct RunFacts: Codable, Sendable, Equatable {
     /// Steps of elapsed time the series are averaged over.
     static let steps = 240
     /// What `init(_:)` computes; kept facts of another version are computed again from the file.
-    static let currentVersion = 1
+    /// 2: heart-rate variability from the strap's RR intervals (issue 34).
+    static let currentVersion = 2
 
     var version: Int
     var cycling: Bool
@@ -26,6 +28,8 @@ struct RunFacts: Codable, Sendable, Equatable {
     var mi: Marked
     var laps: [Lap]
     var gaps: [Gap]
+    /// From the strap's RR intervals, when the file has enough of them.
+    var hrv: HeartRateVariability?
 
     struct Summary: Codable, Sendable, Equatable {
         var distance: Double
@@ -161,6 +165,7 @@ extension RunFacts {
                 timer: $0.statistics.timerSeconds, heartRate: $0.statistics.averageHeartRate)
         }
         gaps = Self.gaps(activity.events)
+        hrv = HeartRateVariability(batches: activity.rrIntervals, laps: activity.laps)
     }
 
     private static func series(_ activity: Activity, elapsed: Double) -> Series {

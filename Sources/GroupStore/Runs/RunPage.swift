@@ -158,6 +158,7 @@ extension RunPage {
         if let steps = summary.steps {
             stats.append(Stat(label: "Steps", value: String(steps)))
         }
+        stats += Self.hrvStats(facts.hrv)
         if runner == nil {
             map = RunMap(facts, units: units, tiles: tiles)
             if map == nil { noMap = "This run has no positions: it was recorded without GPS." }
@@ -180,7 +181,7 @@ extension RunPage {
                 heartRate: lap.heartRate.map(PageFormat.whole) ?? "–")
         }
         laps = lapRows.count < 2 ? nil : Laps(pace: "Pace /" + units.name, rows: lapRows)
-        breaks = Self.breaks(facts)
+        breaks = Self.breaks(facts) + Self.hrvNote(facts.hrv)
     }
 
     static func sportName(_ sport: String) -> String {

@@ -220,9 +220,13 @@ struct RunRoutes {
                 let seen = try await repository.seenRun(uuid: uuid, viewer: credential.account.id)
             else {
                 let (run, counts, notCounted) = try await repository.run(uuid: uuid, account: credential.account.id)
-                return RunView(run, counts, notCounted: notCounted)
+                var view = RunView(run, counts, notCounted: notCounted)
+                view.hrv = try await services.facts(uuid: uuid, account: credential.account.id)?.hrv.map(HRVView.init)
+                return view
             }
             var view = RunView(seen.run, seen.counts, notCounted: seen.isOwner ? seen.notCounted : nil)
+            // Heart-rate variability is part of the run, seen by whoever sees the run.
+            view.hrv = try await services.facts(uuid: uuid, account: seen.run.accountID)?.hrv.map(HRVView.init)
             (view.runner, view.title, view.description) = (
                 seen.runner, seen.post.title(seen.run, zone: seen.zone), seen.post.description
             )
