@@ -20,12 +20,15 @@ public enum ArtifactCorrection {
     public struct Result: Sendable, Equatable {
         /// Milliseconds, the corrected series.
         public var intervals: [Double]
-        /// How many beats of each kind were corrected, over every pass.
+        /// How many corrections of each kind were made, over every pass. A flag on an interval
+        /// that the same pass's previous correction already took is not one: a premature beat
+        /// (a short interval then a long one) is flagged on both, and corrected once.
         public var counts: [Kind: Int]
-        /// Indices of the corrected intervals in `intervals` (after the corrections).
+        /// Where each corrected beat is in `intervals`: the first interval its correction changed.
         public var correctedIndices: Set<Int>
 
-        public var corrected: Int { counts.values.reduce(0, +) }
+        /// Beats corrected: the places in the series a correction changed, each counted once.
+        public var corrected: Int { correctedIndices.count }
     }
 
     static let c1 = 0.13
@@ -35,16 +38,20 @@ public enum ArtifactCorrection {
     static let medianWindow = 11
     static let maximumPasses = 5
 
-    /// One unbroken run of intervals (ms).
+    /// One unbroken run of intervals (ms), which must all be finite (a series with a NaN or an
+    /// infinity is given back as it is, with nothing corrected).
     public static func correct(_ intervals: [Double]) -> Result {
+        guard intervals.allSatisfy(\.isFinite) else {
+            return Result(intervals: intervals, counts: [:], correctedIndices: [])
+        }
         var series = intervals
         var counts: [Kind: Int] = [:]
         var touched = Set<Int>()
         var found = detect(series)
         var passes = 0
         while !found.isEmpty && passes < maximumPasses {
-            let (next, moved) = apply(found, to: series, touched: touched)
-            for kind in found.values { counts[kind, default: 0] += 1 }
+            let (next, moved, applied) = apply(found, to: series, touched: touched)
+            for kind in applied { counts[kind, default: 0] += 1 }
             series = next
             touched = moved
             passes += 1
@@ -109,36 +116,40 @@ public enum ArtifactCorrection {
         return found
     }
 
-    /// The series with one pass's corrections, and the indices it changed (earlier passes'
-    /// indices carried along).
-    static func apply(_ found: [Int: Kind], to rr: [Double], touched: Set<Int>) -> ([Double], Set<Int>) {
+    /// The series with one pass's corrections, where each correction put its beat (earlier
+    /// passes' places carried along), and the kinds of the corrections made.
+    static func apply(_ found: [Int: Kind], to rr: [Double], touched: Set<Int>) -> ([Double], Set<Int>, [Kind]) {
         var out: [Double] = []
         var moved = Set<Int>()
+        var applied: [Kind] = []
         out.reserveCapacity(rr.count + found.count)
         var i = 0
         while i < rr.count {
             let pairable = i + 1 < rr.count
             if touched.contains(i) { moved.insert(out.count) }
-            switch found[i] {
+            let kind = found[i]
+            switch kind {
             case .extra? where pairable:
                 moved.insert(out.count)
                 out.append(rr[i] + rr[i + 1])
                 i += 2
             case .missed?:
-                moved.formUnion([out.count, out.count + 1])
+                moved.insert(out.count)
                 out.append(contentsOf: [rr[i] / 2, rr[i] / 2])
                 i += 1
             case .ectopic? where pairable, .longShort? where pairable:
                 let mean = (rr[i] + rr[i + 1]) / 2
-                moved.formUnion([out.count, out.count + 1])
+                moved.insert(out.count)
                 out.append(contentsOf: [mean, mean])
                 i += 2
             default:
                 out.append(rr[i])
                 i += 1
+                continue
             }
+            if let kind { applied.append(kind) }
         }
-        return (out, moved)
+        return (out, moved, applied)
     }
 
     /// `alpha` times the quartile deviation of `|x|` over the centred window (cut at the ends).

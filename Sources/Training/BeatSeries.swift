@@ -27,9 +27,11 @@ public struct BeatSeries: Sendable, Equatable {
         self.segmentStarts = segmentStarts
     }
 
-    /// One unbroken segment: beats one after another from `start` seconds.
-    public init(intervals: [Double], start: Double = 0) {
+    /// One unbroken segment: beats one after another from `start` seconds (values that are not
+    /// heartbeats, NaN included, are left out).
+    public init(intervals all: [Double], start: Double = 0) {
         var clock = start
+        let intervals = all.filter { Self.plausible.contains($0) }
         self.intervals = intervals
         self.times = intervals.map {
             clock += $0 / 1000
@@ -39,22 +41,37 @@ public struct BeatSeries: Sendable, Equatable {
     }
 
     /// The strap's batches in arrival order (`offsetNanoseconds` from the run's start).
+    ///
+    /// A batch whose beats would start more than `gapTolerance` after the last beat ended begins
+    /// a new segment (the strap dropped out). One stamped earlier than its beats can have been
+    /// (FIT files stamp each `hrv` message with the last record's whole second, so several in a
+    /// row share a time) goes on from the last beat: time never runs backwards. A value that is
+    /// not a heartbeat still takes its time, and the beats after it begin a new segment.
     public init(batches: [RRIntervalBatch]) {
         self.init(intervals: [], times: [], segmentStarts: [])
         var clock: Double?
+        var broken = true
         for batch in batches {
-            let values = batch.intervals1024ths.map { Double($0) * 1000 / 1024 }.filter { Self.plausible.contains($0) }
+            let values = batch.intervals1024ths.map { Double($0) * 1000 / 1024 }
             guard !values.isEmpty else { continue }
             let arrival = Double(batch.offsetNanoseconds) / 1e9
             let firstStart = arrival - values.reduce(0, +) / 1000
-            if let current = clock, abs(firstStart - current) <= Self.gapTolerance {
+            if let current = clock, firstStart - current <= Self.gapTolerance {
                 clock = current
             } else {
-                segmentStarts.append(intervals.count)
+                broken = true
                 clock = firstStart
             }
             for value in values {
                 clock! += value / 1000
+                guard Self.plausible.contains(value) else {
+                    broken = true
+                    continue
+                }
+                if broken {
+                    segmentStarts.append(intervals.count)
+                    broken = false
+                }
                 intervals.append(value)
                 times.append(clock!)
             }
@@ -70,21 +87,27 @@ public struct BeatSeries: Sendable, Equatable {
         }
     }
 
-    /// The beats whose intervals end in `range` (seconds), with their segments cut to it.
+    /// The beats whose intervals end in `range` (seconds), with their segments cut to it. Times
+    /// never decrease, so the range's ends are found by binary search.
     public func slice(_ range: Range<Double>) -> BeatSeries {
+        let first = firstIndex { $0 >= range.lowerBound }
+        let end = firstIndex { $0 >= range.upperBound }
         var result = BeatSeries(intervals: [], times: [], segmentStarts: [])
-        for segment in segments {
-            var started = false
-            for i in segment where range.contains(times[i]) {
-                if !started {
-                    result.segmentStarts.append(result.intervals.count)
-                    started = true
-                }
-                result.intervals.append(intervals[i])
-                result.times.append(times[i])
-            }
-        }
+        guard first < end else { return result }
+        result.intervals = Array(intervals[first..<end])
+        result.times = Array(times[first..<end])
+        result.segmentStarts = [0] + segmentStarts.filter { $0 > first && $0 < end }.map { $0 - first }
         return result
+    }
+
+    /// The first index whose time satisfies `after` (which must hold from some index on).
+    func firstIndex(_ after: (Double) -> Bool) -> Int {
+        var (low, high) = (0, times.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if after(times[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     /// The differences of successive intervals inside each segment.

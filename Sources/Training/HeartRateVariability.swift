@@ -64,7 +64,7 @@ public struct HeartRateVariability: Sendable, Equatable, Codable {
         guard raw.count >= Self.minimumBeats else { return nil }
         let fixed = Self.corrected(raw)
         let series = fixed.series
-        let share = Double(fixed.artifacts) / Double(raw.count)
+        let share = min(1, Double(fixed.artifacts) / Double(raw.count))
         let trusted = share <= Self.trustLimit
         self.init(
             beats: raw.count, artifactShare: share, trusted: trusted, rmssd: nil, sdnn: nil, alpha1: [],
@@ -73,7 +73,11 @@ public struct HeartRateVariability: Sendable, Equatable, Codable {
         rmssd = Self.rmssd(series)
         sdnn = Self.sdnn(series.intervals)
         self.laps = laps.map { lap in
-            let part = series.slice(Double(lap.startElapsedSeconds)..<Double(lap.endElapsedSeconds))
+            // A file's lap may end before it starts: it has no beats.
+            let part =
+                lap.endElapsedSeconds > lap.startElapsedSeconds
+                ? series.slice(Double(lap.startElapsedSeconds)..<Double(lap.endElapsedSeconds))
+                : BeatSeries(intervals: [])
             let enough = part.count >= 30
             return LapValues(
                 index: lap.index, rmssd: enough ? Self.rmssd(part) : nil, sdnn: enough ? Self.sdnn(part.intervals) : nil

@@ -268,12 +268,9 @@ extension PageMakers {
             Lap(index: 0, trigger: .manual, startElapsedSeconds: 0, endElapsedSeconds: 600, statistics: half),
             Lap(index: 1, trigger: .sessionEnd, startElapsedSeconds: 600, endElapsedSeconds: 1200, statistics: half),
         ]
-        // A strap that misreads a beat in every 12: its HRV is said to be untrustworthy.
+        // A strap that misses a beat in every 10: its HRV is said to be untrustworthy.
         var beats = SimulatedStrap(seed: 34, minutes: 20, fromBPM: 120, toBPM: 170).beats()
-        for i in stride(from: 11, to: beats.count - 1, by: 12) {
-            beats[i] *= 0.7
-            beats[i + 1] += beats[i] * 0.3 / 0.7
-        }
+        for i in stride(from: beats.count - 2, through: 0, by: -10) { beats[i] += beats.remove(at: i + 1) }
         activity.rrIntervals = SimulatedStrap.batches(beats)
         return activity
     }()

@@ -21,9 +21,9 @@ extension RunPage {
     /// (`hrvNote` says why).
     static func hrvStats(_ hrv: HeartRateVariability?) -> [Stat] {
         guard let hrv else { return [] }
-        guard hrv.trusted, let rmssd = hrv.rmssd, let sdnn = hrv.sdnn else {
-            return [Stat(label: "Heart-rate variability", value: "not shown")]
-        }
+        guard hrv.trusted else { return [Stat(label: "Heart-rate variability", value: "not shown")] }
+        // Trusted but every segment a single beat: nothing to say.
+        guard let rmssd = hrv.rmssd, let sdnn = hrv.sdnn else { return [] }
         var stats = [
             Stat(label: "RMSSD", value: String(format: "%.1f ms", rmssd)),
             Stat(label: "SDNN", value: String(format: "%.1f ms", sdnn)),
