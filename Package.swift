@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Recorder", targets: ["Recorder"]),
         .library(name: "WebForms", targets: ["WebForms"]),
         .library(name: "Photos", targets: ["Photos"]),
+        .library(name: "Training", targets: ["Training"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

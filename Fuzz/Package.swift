@@ -30,7 +30,8 @@ let package = Package(
         .target(
             name: "FuzzSupport",
             dependencies: ["CLibFuzzer", .product(name: "ActivityFormats", package: root)]),
-        fuzzTarget("fit", ["ActivityFormats"]),
+        // A FIT file's RR intervals and laps go on to the HRV analysis, as the store's upload does.
+        fuzzTarget("fit", ["ActivityFormats", "Training"]),
         fuzzTarget("gpx", ["ActivityFormats"]),
         fuzzTarget("tcx", ["ActivityFormats"]),
         fuzzTarget("xmldate", ["ActivityFormats", "HandoffModel"]),

@@ -1,16 +1,21 @@
 import ActivityFormats
 import FuzzSupport
+import Training
 
 /// FITReader on any bytes: a typed error or an activity, never a trap; what it reads, the
 /// writers take and FITReader reads back. A mutated file almost never keeps its CRCs, so the
 /// bytes are also read as a whole FIT file with the header's data size and both CRCs made right:
-/// the mutations then reach the records.
+/// the mutations then reach the records. What it reads goes on to the heart-rate variability
+/// analysis, as a store's upload does (a lap ending before it started once trapped there).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFIT(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     for input in [bytes, containerMadeRight(bytes)].compactMap({ $0 }) {
         guard let activity = try? FITReader.read(input) else { continue }
         Fuzz.checkActivity(activity, readAs: .fit)
+        if let hrv = HeartRateVariability(batches: activity.rrIntervals, laps: activity.laps) {
+            Fuzz.require((0...1).contains(hrv.artifactShare), "the artifact share is \(hrv.artifactShare)")
+        }
     }
     return 0
 }
