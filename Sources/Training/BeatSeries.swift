@@ -87,16 +87,17 @@ public struct BeatSeries: Sendable, Equatable {
         }
     }
 
-    /// The beats whose intervals end in `range` (seconds), with their segments cut to it. Times
-    /// never decrease, so the range's ends are found by binary search.
-    public func slice(_ range: Range<Double>) -> BeatSeries {
-        let first = firstIndex { $0 >= range.lowerBound }
-        let end = firstIndex { $0 >= range.upperBound }
+    /// The beats whose intervals end at `start` or later and before `end` (seconds), with their
+    /// segments cut to it; none when `end` is not after `start` (a file's lap may say anything).
+    /// Times never decrease, so the ends are found by binary search.
+    public func slice(from start: Double, to end: Double) -> BeatSeries {
         var result = BeatSeries(intervals: [], times: [], segmentStarts: [])
-        guard first < end else { return result }
-        result.intervals = Array(intervals[first..<end])
-        result.times = Array(times[first..<end])
-        result.segmentStarts = [0] + segmentStarts.filter { $0 > first && $0 < end }.map { $0 - first }
+        let first = firstIndex { $0 >= start }
+        let last = firstIndex { $0 >= end }
+        guard first < last else { return result }
+        result.intervals = Array(intervals[first..<last])
+        result.times = Array(times[first..<last])
+        result.segmentStarts = [0] + segmentStarts.filter { $0 > first && $0 < last }.map { $0 - first }
         return result
     }
 

@@ -73,11 +73,7 @@ public struct HeartRateVariability: Sendable, Equatable, Codable {
         rmssd = Self.rmssd(series)
         sdnn = Self.sdnn(series.intervals)
         self.laps = laps.map { lap in
-            // A file's lap may end before it starts: it has no beats.
-            let part =
-                lap.endElapsedSeconds > lap.startElapsedSeconds
-                ? series.slice(Double(lap.startElapsedSeconds)..<Double(lap.endElapsedSeconds))
-                : BeatSeries(intervals: [])
+            let part = series.slice(from: Double(lap.startElapsedSeconds), to: Double(lap.endElapsedSeconds))
             let enough = part.count >= 30
             return LapValues(
                 index: lap.index, rmssd: enough ? Self.rmssd(part) : nil, sdnn: enough ? Self.sdnn(part.intervals) : nil

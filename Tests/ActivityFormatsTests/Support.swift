@@ -12,13 +12,7 @@ import Testing
 enum Oracle {
     static let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/oracles/activity_oracle.py")
 
-    static var python: URL? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-            let url = URL(fileURLWithPath: String(dir)).appendingPathComponent("python3")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return nil
-    }
+    static var python: URL? { programOnPath("python3") }
 
     static var installed: Bool {
         guard let python else { return false }

@@ -110,6 +110,16 @@ public func listenOnLoopback(backlog: Int32 = 16) throws -> (fd: Int32, port: UI
     return (fd, UInt16(bigEndian: address.sin_port))
 }
 
+/// The first `name` on `PATH`: the Python that `scripts/setup --test` installed the oracles' packages
+/// into may be a pyenv's or a virtualenv's, not Debian's.
+public func programOnPath(_ name: String) -> URL? {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+        let url = URL(fileURLWithPath: String(dir)).appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    return nil
+}
+
 /// A program from Debian's packages, when it is installed (`scripts/setup --test` installs them).
 public func systemProgram(_ name: String) -> URL? {
     for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
