@@ -12,10 +12,14 @@ public struct GroupView: Codable, Sendable, Hashable {
     public var totalM: Double
     public var percent: Double
     public var createdAt: String
+    /// The sports that count toward the goal, each with its factor (a bike's kilometre may
+    /// count as 0.25): `{"run": 1, "walk": 1}` unless the owner said otherwise.
+    public var sports: [String: Double]
 
     public init(
         id: Int64, name: String, owner: String?, goalM: Double, deadline: String?, inviteCode: String,
-        leaseHours: Double, autoPass: Bool, totalM: Double, percent: Double, createdAt: String
+        leaseHours: Double, autoPass: Bool, totalM: Double, percent: Double, createdAt: String,
+        sports: [String: Double] = ["run": 1, "walk": 1]
     ) {
         self.id = id
         self.name = name
@@ -28,10 +32,11 @@ public struct GroupView: Codable, Sendable, Hashable {
         self.totalM = totalM
         self.percent = percent
         self.createdAt = createdAt
+        self.sports = sports
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, owner, deadline, percent
+        case id, name, owner, deadline, percent, sports
         case goalM = "goal_m"
         case inviteCode = "invite_code"
         case leaseHours = "lease_hours"
@@ -53,6 +58,7 @@ public struct GroupView: Codable, Sendable, Hashable {
         try c.encode(totalM, forKey: .totalM)
         try c.encode(percent, forKey: .percent)
         try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(sports, forKey: .sports)
     }
 }
 
@@ -213,19 +219,23 @@ public struct GroupCreate: Codable, Sendable, Hashable {
     public var deadline: String?
     public var leaseHours: Double?
     public var autoPass: Bool?
+    /// Which sports count, each with its factor; absent: run and walk, each as 1.
+    public var sports: [String: Double]?
 
     public init(
-        name: String, goalM: Double, deadline: String? = nil, leaseHours: Double? = nil, autoPass: Bool? = nil
+        name: String, goalM: Double, deadline: String? = nil, leaseHours: Double? = nil, autoPass: Bool? = nil,
+        sports: [String: Double]? = nil
     ) {
         self.name = name
         self.goalM = goalM
         self.deadline = deadline
         self.leaseHours = leaseHours
         self.autoPass = autoPass
+        self.sports = sports
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, deadline
+        case name, deadline, sports
         case goalM = "goal_m"
         case leaseHours = "lease_hours"
         case autoPass = "auto_pass"
@@ -241,10 +251,12 @@ public struct GroupChange: Codable, Sendable, Hashable {
     public var leaseHours: Double?
     public var newInviteCode: Bool?
     public var autoPass: Bool?
+    /// Which sports count from now on (runs already counted stay as they counted).
+    public var sports: [String: Double]?
 
     public init(
         name: String? = nil, goalM: Double? = nil, deadline: String?? = nil, leaseHours: Double? = nil,
-        newInviteCode: Bool? = nil, autoPass: Bool? = nil
+        newInviteCode: Bool? = nil, autoPass: Bool? = nil, sports: [String: Double]? = nil
     ) {
         self.name = name
         self.goalM = goalM
@@ -252,10 +264,11 @@ public struct GroupChange: Codable, Sendable, Hashable {
         self.leaseHours = leaseHours
         self.newInviteCode = newInviteCode
         self.autoPass = autoPass
+        self.sports = sports
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, deadline
+        case name, deadline, sports
         case goalM = "goal_m"
         case leaseHours = "lease_hours"
         case newInviteCode = "new_invite_code"
@@ -269,6 +282,7 @@ public struct GroupChange: Codable, Sendable, Hashable {
         leaseHours = try c.decodeIfPresent(Double.self, forKey: .leaseHours)
         newInviteCode = try c.decodeIfPresent(Bool.self, forKey: .newInviteCode)
         autoPass = try c.decodeIfPresent(Bool.self, forKey: .autoPass)
+        sports = try c.decodeIfPresent([String: Double].self, forKey: .sports)
         deadline = c.contains(.deadline) ? .some(try c.decodeIfPresent(String.self, forKey: .deadline)) : .none
     }
 
@@ -280,6 +294,7 @@ public struct GroupChange: Codable, Sendable, Hashable {
         try c.encodeIfPresent(leaseHours, forKey: .leaseHours)
         try c.encodeIfPresent(newInviteCode, forKey: .newInviteCode)
         try c.encodeIfPresent(autoPass, forKey: .autoPass)
+        try c.encodeIfPresent(sports, forKey: .sports)
     }
 }
 

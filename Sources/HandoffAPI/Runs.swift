@@ -37,7 +37,7 @@ public struct RunView: Codable, Sendable, Hashable {
     public struct NotCounted: Codable, Sendable, Hashable {
         public var groupID: Int64
         public var group: String
-        /// `started_before_joining`, `after_deadline` or `not_counted`.
+        /// `started_before_joining`, `after_deadline`, `sport_not_counted` or `not_counted`.
         public var reasonCode: String
         /// The reason in words.
         public var reason: String
@@ -220,18 +220,22 @@ public struct RunChange: Codable, Sendable, Hashable {
     /// The run's title (empty: the default from its time of day and sport) and description.
     public var title: String?
     public var description: String?
+    /// `run`, `bike`, `walk`, `swim` or `other`: the run counts again by its new sport.
+    public var sport: String?
 
     public init(
-        visibility: String? = nil, mapVisibility: String? = nil, title: String? = nil, description: String? = nil
+        visibility: String? = nil, mapVisibility: String? = nil, title: String? = nil, description: String? = nil,
+        sport: String? = nil
     ) {
         self.visibility = visibility
         self.mapVisibility = mapVisibility
         self.title = title
         self.description = description
+        self.sport = sport
     }
 
     enum CodingKeys: String, CodingKey {
-        case visibility, title, description
+        case visibility, title, description, sport
         case mapVisibility = "map_visibility"
     }
 }

@@ -39,7 +39,7 @@ struct OpenAPITypesTests {
     static let plainRun = RunView(
         uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
         measures: .init(
-            startedAt: "2026-11-01T00:00:00Z", elapsedS: 1_800, timerS: 1_790, distanceM: 5_000, sport: "running"),
+            startedAt: "2026-11-01T00:00:00Z", elapsedS: 1_800, timerS: 1_790, distanceM: 5_000, sport: "run"),
         file: .init(format: "fit", size: 1_000, sha256: String(repeating: "0", count: 64)),
         uploadedAt: "2026-11-01T01:00:00Z", summary: .object(JSONObject([("source", .string("pack"))])),
         countedIn: [.init(groupID: 1, group: "Relay club", distanceM: 5_000, relayLeg: 1)],
@@ -47,6 +47,9 @@ struct OpenAPITypesTests {
             .init(groupID: 2, group: "Club 10k", reasonCode: "after_deadline", reason: "it started after the deadline")
         ], visibility: "groups", mapVisibility: "friends")
 
+    static let record = RecordView(
+        kind: "best_effort", name: "5 km", sport: "run", distanceM: 5_000, elapsedS: 1_404.2,
+        uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", at: "2026-11-01T00:00:00Z")
     static let totals = RunTotals(runs: 3, distanceM: 15_000, timerS: 5_400, longestM: 8_000)
     static let photo = PhotoView(
         key: "0123456789abcdef0123456789abcdef", url: "/photos/0123456789abcdef0123456789abcdef", format: "jpeg",
@@ -54,7 +57,7 @@ struct OpenAPITypesTests {
 
     static let feedItem = FeedItem(
         uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", runner: "bob", startedAt: "2026-11-01T00:00:00Z",
-        sport: "running", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true, kudos: 2, comments: 1,
+        sport: "run", distanceM: 5_000, elapsedS: 1_800, timerS: 1_790, map: true, kudos: 2, comments: 1,
         title: "Morning run", description: "Windy")
     static let comment = CommentView(
         id: 1, author: "bob", text: "Strong finish!", createdAt: "2026-11-01T01:00:00Z",
@@ -97,10 +100,11 @@ struct OpenAPITypesTests {
         "Group": group,
         "GroupList": GroupList(groups: [group]),
         "GroupCreate": GroupCreate(
-            name: "Relay club", goalM: 100_000, deadline: "2027-01-01T00:00:00Z", leaseHours: 6, autoPass: true),
+            name: "Relay club", goalM: 100_000, deadline: "2027-01-01T00:00:00Z", leaseHours: 6, autoPass: true,
+            sports: ["run": 1, "bike": 0.25]),
         "GroupChange": GroupChange(
             name: "Relay club", goalM: 100_000, deadline: .some(nil), leaseHours: 6, newInviteCode: true,
-            autoPass: true),
+            autoPass: true, sports: ["run": 1, "walk": 1]),
         "GroupJoin": GroupJoin(inviteCode: "abcdefghjk"),
         "FriendAsk": FriendAsk(username: "bob"),
         "FeedItem": feedItem,
@@ -116,7 +120,17 @@ struct OpenAPITypesTests {
         "PhotoList": PhotoList(photos: []),
         "Report": ReportView(id: 1, kind: "comment", createdAt: "2026-11-01T01:00:00Z", resolved: false),
         "CommentList": CommentList(comments: [comment]),
-        "RunChange": RunChange(visibility: "friends", mapVisibility: "private", title: "Hills", description: "Windy"),
+        "RunChange": RunChange(
+            visibility: "friends", mapVisibility: "private", title: "Hills", description: "Windy", sport: "walk"),
+        "ManualRun": ManualRun(
+            sport: "swim", startedAt: "2026-11-01T07:00:00Z", elapsedS: 1_800, distanceM: 1_500, notes: "Lane 3",
+            poolLengthM: 25, strokes: 1_200, uuid: "0f8fad5b-d9cb-469f-a165-70867728950e"),
+        "Record": record,
+        "Training": TrainingView(
+            weeks: [.init(weekStarting: "2026-11-23", sports: ["run": 12_000, "swim": 1_500])],
+            days: [.init(date: "2026-11-25", load: 84.2, fitness: 41.5, fatigue: 60.1, form: -18.6)],
+            restingHeartRate: 60, maximumHeartRate: 188, heartRateSource: "settings"),
+        "RecordList": RecordList(records: [record]),
         "RunTotals": totals,
         "ProfileFields": ProfileFields(
             nickname: "Ada", heightCm: 168, weightKg: 58.5, gender: "woman", birthYear: 1990),

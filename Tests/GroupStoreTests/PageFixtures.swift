@@ -73,6 +73,7 @@ struct PageFixture: Sendable {
             PageFixture(name: "report-comment", model: f.report(comment: true)),
             PageFixture(name: "share", model: f.share()),
             PageFixture(name: "report-profile-error", model: f.report(comment: false)),
+            PageFixture(name: "training", model: f.training()),
         ]
     }
 }
@@ -145,7 +146,7 @@ struct PageMakers {
         page.week.card = t(page.week.card)
         if groups {
             let at = WallInstant(nanosecondsSinceEpoch: 1_764_000_000_000_000_000)
-            let run = (uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", sport: "running", started: at)
+            let run = (uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", sport: "run", started: at)
             page.reactions = Reactions(
                 count: 3,
                 newest: [
@@ -204,7 +205,9 @@ struct PageMakers {
     func group(_ state: GroupState) -> GroupPageModel {
         var model = GroupPageModel(
             frame: frame("Night owls", viewer: "ada"),
-            goal: .init(total: t("125.0 km"), target: t("500.0 km"), percent: t("25.0"), deadline: time(-86_400 * 30)),
+            goal: .init(
+                total: t("125.0 km"), target: t("500.0 km"), percent: t("25.0"), deadline: time(-86_400 * 30),
+                sports: t("Runs and walks count.")),
             search: .init(action: t("/groups/7"), q: t("")),
             listing: .init(rows: []))
         model.held = .init(holder: t("bob"), since: time(5400), ago: t("1 h 30 min"))
@@ -302,7 +305,7 @@ extension PageMakers {
                 ("elapsed_ms", .integer(1_200_000)),
                 ("timer_ms", .integer(1_140_000)),
                 ("distance_mm", .integer(3_840_000)),
-                ("sport", .text("running")),
+                ("sport", .text("run")),
                 ("format", .text("fit")),
                 ("sha256", .text("00")),
                 ("size", .integer(1000)),
@@ -334,10 +337,18 @@ extension PageMakers {
     }
 
     func upload(results: Bool) -> UploadPage {
-        var page = UploadPage(viewer: "ada", limitBytes: 32 << 20)
+        var page = UploadPage(viewer: "ada", limitBytes: 32 << 20, reader: .standard, now: PageFixture.now)
         page.frame = frame("Upload runs", viewer: "ada", current: .upload)
         page.action = t(page.action)
         page.limit = t(page.limit)
+        (page.entry.action, page.entry.unit, page.entry.today) = (
+            t(page.entry.action), t(page.entry.unit), t(page.entry.today)
+        )
+        page.entry.sports = page.entry.sports.map {
+            Preferences.Choice(value: t($0.value), label: t($0.label), selected: $0.selected)
+        }
+        // The page after a refused entry says why.
+        page.entry.error = results ? t("Give the duration as minutes (45), or as H:MM:SS or MM:SS (1:02:30).") : nil
         if results {
             page.results = [
                 .init(
@@ -407,7 +418,9 @@ extension PageMakers {
         }
         page.breaks = page.breaks.map(t)
         page.actions = page.actions.map {
-            .init(downloads: $0.downloads.map(link), delete: t($0.delete), audience: audience($0.audience))
+            .init(
+                downloads: $0.downloads.map(link), delete: t($0.delete), audience: audience($0.audience),
+                sport: sportForm($0.sport))
         }
         page.groups = page.groups.map { groups in
             .init(
@@ -637,7 +650,17 @@ extension PageMakers {
         page.links.edit = page.links.edit.map(t)
         page.links.others = page.links.others.map { .init(compare: link($0.compare), report: t($0.report)) }
         if friends {
-            page.together = [
+            page.more.records = [
+                .init(
+                    sport: t("Run"), name: t("5 km"), time: t("23:30"), distance: t("5.00 km"),
+                    run: link(
+                        Link(href: "/runs/0f8fad5b-d9cb-469f-a165-70867728950e", label: "Sun 7 Jun 2026, 07:00 UTC")),
+                    week: nil),
+                .init(
+                    sport: t("Run"), name: t("Biggest week"), time: t("4:02:10"), distance: t("48.20 km"), run: nil,
+                    week: t("Week of 1 Jun 2026")),
+            ]
+            page.more.together = [
                 .init(
                     run: link(Link(href: "/runs/0f8fad5b-d9cb-469f-a165-70867728950e", label: "Morning run, 7 Jun")),
                     runner: link(Link(href: "/people/cleo", label: "cleo")))
@@ -683,6 +706,15 @@ extension PageMakers {
         }
         page.chart.ticks = page.chart.ticks.map { ComparePage.Tick(x: t($0.x), label: t($0.label)) }
         return page
+    }
+
+    func sportForm(_ form: SportForm) -> SportForm {
+        var form = form
+        form.action = t(form.action)
+        form.choices = form.choices.map {
+            Preferences.Choice(value: t($0.value), label: t($0.label), selected: $0.selected)
+        }
+        return form
     }
 
     func audience(_ form: AudienceForm) -> AudienceForm {

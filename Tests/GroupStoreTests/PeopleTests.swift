@@ -125,17 +125,17 @@ struct EnergyTests {
         let at = WallInstant(nanosecondsSinceEpoch: 1_790_000_000 * nanosecondsPerSecond)  // 2026
         let keytel = (-55.0969 + 0.6309 * 150 + 0.1988 * 80 + 0.2017 * 36) / 4.184 * 60
         let hour = Energy.kilocalories(
-            sport: "running", meters: 10_000, minutes: 60, averageHeartRate: 150, profile: profile, at: at)
+            sport: "run", meters: 10_000, minutes: 60, averageHeartRate: 150, profile: profile, at: at)
         #expect(try abs(#require(hour) - keytel) < 1e-9)
         #expect(
             Energy.kilocalories(
-                sport: "running", meters: 10_000, minutes: 60, averageHeartRate: nil, profile: profile, at: at) == 800)
+                sport: "run", meters: 10_000, minutes: 60, averageHeartRate: nil, profile: profile, at: at) == 800)
         for (heartRate, minutes, meters) in [
             (1e300, 60.0, 10_000.0), (Double.nan, 60, 10_000), (150, Double.infinity, 10_000),
             (150, -.infinity, 10_000), (150, Double.nan, Double.nan), (-1e300, 1e300, 1e300),
         ] {
             let kcal = Energy.kilocalories(
-                sport: "running", meters: meters, minutes: minutes, averageHeartRate: heartRate, profile: profile,
+                sport: "run", meters: meters, minutes: minutes, averageHeartRate: heartRate, profile: profile,
                 at: at)
             #expect(kcal.map { $0.isFinite && $0 >= 0 && $0 <= 100_000 } ?? true, "\(heartRate) \(minutes) \(meters)")
         }
@@ -144,7 +144,7 @@ struct EnergyTests {
         profile.values[.weight] = "nan"
         #expect(
             Energy.kilocalories(
-                sport: "running", meters: 10_000, minutes: 60, averageHeartRate: 150, profile: profile, at: at) == nil)
+                sport: "run", meters: 10_000, minutes: 60, averageHeartRate: 150, profile: profile, at: at) == nil)
     }
 }
 

@@ -31,7 +31,7 @@ struct RunTests {
             let firstRun = try first.decode(RunView.self)
             #expect(firstRun.distanceM == expected)
             #expect(abs(expected - 3720) < 1, "1200 s at 3.1 m/s")
-            #expect(firstRun.format == "fit" && firstRun.sport == "running")
+            #expect(firstRun.format == "fit" && firstRun.sport == "run")
             #expect(firstRun.summary.objectValue?["source"]?.stringValue == "test")
             let counted = try #require(firstRun.countedIn)
             #expect(counted.count == 1 && counted[0].groupID == Int64(id) && counted[0].relayLeg == nil)

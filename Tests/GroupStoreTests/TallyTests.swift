@@ -28,7 +28,7 @@ struct TallyTests {
         let uuid = UUID().uuidString.lowercased()
         let hex = uuid.replacingOccurrences(of: "-", with: "")
         return NewRun(
-            uuid: uuid, started: start, elapsedMS: 600_000, timerMS: 600_000, distanceMM: distanceMM, sport: "running",
+            uuid: uuid, started: start, elapsedMS: 600_000, timerMS: 600_000, distanceMM: distanceMM, sport: "run",
             format: "fit", sha256: hex + hex, file: [1, 2, 3], summary: #"{"source":"test"}"#)
     }
 

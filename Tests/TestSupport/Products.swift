@@ -24,6 +24,8 @@ public struct ProcessResult: Sendable {
     public var stderr: String
 }
 
+private let processLaunch = NSLock()
+
 /// Runs an executable to completion, with its output captured.
 public func runProcess(
     _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
@@ -39,7 +41,9 @@ public func runProcess(
     process.standardError = err
     let input = Pipe()
     process.standardInput = input
-    try process.run()
+    // One launch at a time: swift-corelibs-foundation's Process.run() once crashed in memmove
+    // while two suites started programs at the same moment (store pass, 2026-11-28).
+    try processLaunch.withLock { try process.run() }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     if let stdinBytes { input.fileHandleForWriting.write(stdinBytes) }
     try? input.fileHandleForWriting.close()

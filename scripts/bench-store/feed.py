@@ -73,7 +73,7 @@ def world(accounts, runs, friends):
         level = rng.choice(levels)
         started = now - rng.randint(0, year)
         run_rows.append((r, f"00000000-0000-4000-8000-{r:012x}", owner, started, 3_600_000, 3_500_000, 10_000_000,
-                         "running", "fit", "0" * 64, 1, "{}", started, level, level))
+                         "run", "fit", "0" * 64, 1, "{}", started, level, level))
         run_team.append((r, 1 + (owner - 1) // 20, 10_000_000))
     friend_rows = []
     for f in range(2, friends + 2):

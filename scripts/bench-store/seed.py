@@ -65,7 +65,7 @@ for r in range(runs):
     mm = rng.randint(3000, 15000) * 1000
     file = file_of(r + 1)
     run_rows.append((r + 1, f"00000000-0000-4000-8000-{r + 1:012x}", aid, started, 3_600_000, 3_500_000, mm,
-                     "running", "fit", digests[file], len(file), "{}", started + 7200 * 1_000_000_000))
+                     "run", "fit", digests[file], len(file), "{}", started + 7200 * 1_000_000_000))
     run_team.append((r + 1, 1, mm))
     distance[aid] += mm
     count[aid] += 1

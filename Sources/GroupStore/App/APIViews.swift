@@ -44,7 +44,7 @@ extension GroupView: ResponseGenerator, ResponseEncodable {
             inviteCode: group.inviteCode, leaseHours: Double(group.leaseSeconds) / 3600, autoPass: group.autoPass,
             totalM: metres(group.totalMM),
             percent: group.goalMM > 0 ? (Double(group.totalMM) * 1000 / Double(group.goalMM)).rounded() / 10 : 0,
-            createdAt: iso(group.created))
+            createdAt: iso(group.created), sports: group.sports.api)
     }
 }
 

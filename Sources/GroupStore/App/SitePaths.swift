@@ -43,6 +43,15 @@ enum SitePath: Equatable {
     case friendAction(Int64, FriendAction)
     case defaultAudience
     case runAudience(String)
+    /// POST: the run's sport (`sport=run|bike|walk|swim|other`).
+    case runSport(String)
+    /// POST: an activity entered by hand (the form on the upload page).
+    case runEnter
+    /// The person's training picture (12 or 52 weeks, 90 or 365 days), on a page and in JSON.
+    case training(weeks: Int, days: Int)
+    case trainingJSON(weeks: Int, days: Int)
+    /// The person's steps over the last 30 days.
+    case steps
     /// POST: the viewer's kudos on a run, given (`give=yes`) or taken back.
     case runKudos(String)
     /// POST: a new comment on a run.
@@ -129,6 +138,11 @@ enum SitePath: Equatable {
         case .friendAction(let id, let action): "/friends/\(id)/\(action.rawValue)"
         case .defaultAudience: "/settings/visibility"
         case .runAudience(let uuid): "/runs/\(Self.percentEncode(uuid))/visibility"
+        case .runSport(let uuid): "/runs/\(Self.percentEncode(uuid))/sport"
+        case .runEnter: "/runs/enter"
+        case .training(let weeks, let days): "/me/training?weeks=\(weeks)&days=\(days)"
+        case .trainingJSON(let weeks, let days): "/v1/me/training?weeks=\(weeks)&days=\(days)"
+        case .steps: "/me/steps"
         case .runKudos(let uuid): "/runs/\(Self.percentEncode(uuid))/kudos"
         case .runComments(let uuid): "/runs/\(Self.percentEncode(uuid))/comments"
         case .runPost(let uuid): "/runs/\(Self.percentEncode(uuid))/post"

@@ -101,6 +101,8 @@ public enum StoreApplication {
         GroupRoutes(services: services).register(router)
         BatonRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
+        RecordRoutes(services: services).register(router)
+        TrainingRoutes(services: services).register(router)
         FriendRoutes(services: services).register(router)
         SocialRoutes(services: services).register(router)
         ModerationRoutes(services: services).register(router)

@@ -114,6 +114,14 @@ extension WebPages {
                 run: run, counts: seen.counts, notCounted: [], facts: facts, reader: reader,
                 viewer: account?.username, tiles: seen.map ? tiles : nil, runner: seen.runner, mapShown: seen.map)
         }
+        let held = try await services.repository.recordsHeld(run: run.id)
+        if !held.isEmpty {
+            // The runner's fastest in this sport over these distances: marked where they were set.
+            page.stats.insert(
+                RunPage.Stat(
+                    label: "Personal best", value: held.map(PersonalRecords.name(meters:)).joined(separator: ", ")),
+                at: min(2, page.stats.count))
+        }
         page.social = social
         page.frame = Frame(seen.post.title(run, zone: seen.zone), viewer: account?.username)
         return Self.render(page, imagesFrom: seen.map ? tiles?.origin : nil)

@@ -105,7 +105,8 @@ enum GroupPage {
             goal: .init(
                 total: PageFormat.distance(group.totalMM, units), target: PageFormat.distance(group.goalMM, units),
                 percent: PageFormat.percent(group.totalMM, of: group.goalMM),
-                deadline: group.deadline.map { PageFormat.time($0, zone: reader.zone) }),
+                deadline: group.deadline.map { PageFormat.time($0, zone: reader.zone) },
+                sports: group.sports.sentence),
             search: .init(action: SitePath.group(group.id).path, q: ""),
             listing: .init(rows: []))
         if let holder = progress.baton.holderName, let since = progress.baton.since {
@@ -238,6 +239,8 @@ struct GroupPageModel: PageModel {
         var target: String
         var percent: String
         var deadline: TimeText?
+        /// Which sports count, and by what factor: "Runs and walks count."
+        var sports: String
     }
 
     struct Held: Sendable, Equatable {

@@ -58,6 +58,8 @@ struct GroupRoutes {
                 deadline: try body.deadline.map { text throws(StoreError) in try Self.deadline(text, now: now) },
                 leaseSeconds: try body.leaseHours.map { hours throws(StoreError) in try Self.lease(hours) }
                     ?? services.configuration.defaultLeaseSeconds, autoPass: body.autoPass ?? false,
+                sports: try body.sports.map { sports throws(StoreError) in try SportRules.checked(sports) }
+                    ?? .standard,
                 inviteCode: Self.inviteCode(), owner: account.id, now: now)
             context.logger.info("Group created", metadata: ["group": "\(group.id)", "account": "\(account.id)"])
             return EditedResponse(status: .created, response: GroupView(group, owner: account.username))
@@ -94,6 +96,7 @@ struct GroupRoutes {
                 case .some(.some(let text)): .some(try Self.deadline(text, now: now))
                 }
             let code = body.newInviteCode == true ? Self.inviteCode() : nil
+            let sports = try body.sports.map { sports throws(StoreError) in try SportRules.checked(sports) }
             let group = try await repository.updateGroup(id, owner: account.id) { group in
                 if let name { group.name = name }
                 if let goal { group.goalMM = goal }
@@ -101,6 +104,7 @@ struct GroupRoutes {
                 if case .some(let value) = deadline { group.deadline = value }
                 if let code { group.inviteCode = code }
                 if let autoPass = body.autoPass { group.autoPass = autoPass }
+                if let sports { group.sports = sports }
             }
             return try await view(group)
         }

@@ -16,6 +16,8 @@ public struct Group: Sendable {
     /// plus the pending tally, `groupColumns`).
     public let totalMM: Int64
     public let formerMM: Int64
+    /// Which sports count toward the goal, and by what factor.
+    var sports: SportRules
 
     init(_ row: SQLRow) throws(SQLError) {
         id = try row.int("id")
@@ -29,6 +31,7 @@ public struct Group: Sendable {
         created = WallInstant(nanosecondsSinceEpoch: try row.int("created_ns"))
         totalMM = try row.int("total_now_mm")
         formerMM = try row.int("former_mm")
+        sports = SportRules(column: try row.text("sports"))
     }
 }
 
@@ -104,16 +107,16 @@ extension StoreRepository {
 
     func createGroup(
         name: String, goalMM: Int64, deadline: WallInstant?, leaseSeconds: Int64, autoPass: Bool = false,
-        inviteCode: String, owner: Int64, now: WallInstant
+        sports: SportRules = .standard, inviteCode: String, owner: Int64, now: WallInstant
     ) async throws -> Group {
         try await write { db in
             let t = now.nanosecondsSinceEpoch
             let row = try await db.one(
                 """
-                INSERT INTO team (name, owner_id, goal_mm, deadline_ns, invite_code, lease_s, auto_pass, created_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                INSERT INTO team (name, owner_id, goal_mm, deadline_ns, invite_code, lease_s, auto_pass, created_ns, sports)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                 """, name, owner, goalMM, deadline?.nanosecondsSinceEpoch, inviteCode, leaseSeconds, autoPass ? 1 : 0,
-                t)!
+                t, sports.column)!
             let group = try await Self.group(db, try row.int("id"))!
             try await db.query(
                 """
@@ -171,10 +174,10 @@ extension StoreRepository {
             try change(&group)
             try await db.query(
                 """
-                UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?, auto_pass = ?
-                WHERE id = ?
+                UPDATE team SET name = ?, goal_mm = ?, deadline_ns = ?, lease_s = ?, invite_code = ?, auto_pass = ?,
+                sports = ? WHERE id = ?
                 """, group.name, group.goalMM, group.deadline?.nanosecondsSinceEpoch, group.leaseSeconds,
-                group.inviteCode, group.autoPass ? 1 : 0, id)
+                group.inviteCode, group.autoPass ? 1 : 0, group.sports.column, id)
             return try await Self.group(db, id)!
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import HandoffModel
 
 /// An estimate of the energy a run took, for its runner's page: from heart rate, weight, age and
@@ -8,8 +9,8 @@ enum Energy {
     /// (Margaria 1963), less on foot walking and far less on a bike.
     static func perKilogramKilometre(_ sport: String) -> Double {
         switch sport {
-        case "cycling": 0.3
-        case "walking", "hiking": 0.7
+        case Sport.bike.rawValue: 0.3
+        case Sport.walk.rawValue: 0.7
         default: 1.0
         }
     }

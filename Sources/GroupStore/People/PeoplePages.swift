@@ -20,8 +20,15 @@ struct PersonPage: PageModel {
     /// The person's public runs for feed readers.
     var atom: String
     var empty: String
-    /// Others' runs the person ran with them, that the viewer may see.
-    var together: [Together] = []
+    /// The person's records and the runs they ran with others, each among the runs the viewer
+    /// may see.
+    var more = More()
+
+    struct More: Sendable, Equatable {
+        var records: [RecordRow] = []
+        /// Others' runs the person ran with them, that the viewer may see.
+        var together: [Together] = []
+    }
 
     struct Links: Sendable, Equatable {
         /// On the person's own page: where to change it.
@@ -114,7 +121,10 @@ extension WebPages {
                     account: account, link: Link(href: SitePath.friends.path, label: "Your friends"))
             }
             var page = PersonPage(person, reader: Reader(account), viewer: account.username)
-            page.together = try await services.repository.ranWith(account: person.id, viewer: account.id).map { link in
+            page.more.records = RecordRow.rows(
+                try await services.records(account: person.id, viewer: account.id), reader: Reader(account))
+            page.more.together = try await services.repository.ranWith(account: person.id, viewer: account.id).map {
+                link in
                 PersonPage.Together(
                     run: Link(
                         href: SitePath.run(link.run).path,

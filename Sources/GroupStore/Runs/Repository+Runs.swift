@@ -1,7 +1,7 @@
 import HandoffModel
 import Hummingbird
 
-private let runColumns =
+let runColumns =
     "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns, heart_rate_avg, visibility, map_visibility"
 
 extension StoreRepository {
@@ -43,11 +43,19 @@ extension StoreRepository {
             }
             let stored = try StoredRun(inserted)
             // In a table of its own, read only when the file is asked for (Schema, version 5).
-            try await db.query("INSERT INTO run_file (run_id, file) VALUES (?, ?)", stored.id, run.file)
+            // An entry made by hand has no file.
+            if !run.file.isEmpty {
+                try await db.query("INSERT INTO run_file (run_id, file) VALUES (?, ?)", stored.id, run.file)
+            }
             if let facts = run.facts?.bytes {
                 try await db.query(
                     "INSERT INTO run_facts (run_id, version, facts) VALUES (?, ?, ?)", stored.id,
                     RunFacts.currentVersion, facts)
+            }
+            // An entry by hand has no track to look inside; a test's run has no facts (then its
+            // file is read for them when records are first asked for).
+            if run.facts != nil || run.format == ManualEntry.format {
+                try await Self.keepEfforts(db, stored, run.facts?.efforts ?? [])
             }
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
@@ -80,37 +88,9 @@ extension StoreRepository {
         )
     }
 
-    /// Adds the run to each group of its runner that it counts toward: one the runner had
-    /// joined when the run started, before the group's deadline. Run while holding the baton, it
-    /// is part of that relay leg. The totals get a tally row each (Groups/Tally.swift): no shared
-    /// row is updated, so concurrent uploads to one group do not wait for one another.
-    private static func count(_ db: any SQLSession, _ run: StoredRun, now: WallInstant) async throws {
-        let start = run.started.nanosecondsSinceEpoch
-        let teams = try await db.query(
-            """
-            SELECT team.id FROM team JOIN member ON member.team_id = team.id
-            WHERE member.account_id = ? AND member.joined_ns <= ?
-            AND (team.deadline_ns IS NULL OR team.deadline_ns > ?)
-            """, run.accountID, start, start)
-        for team in try teams.map({ try $0.int("id") }) {
-            let leg = try await db.one(
-                """
-                SELECT id FROM leg WHERE team_id = ? AND account_id = ? AND taken_ns <= ?
-                AND (ended_ns IS NULL OR ended_ns > ?) ORDER BY taken_ns DESC LIMIT 1
-                """, team, run.accountID, start, start)?.int("id")
-            try await db.query(
-                "INSERT INTO run_team (run_id, team_id, leg_id, distance_mm) VALUES (?, ?, ?, ?)", run.id, team, leg,
-                run.distanceMM)
-            if let leg {
-                try await autoPass(db, team: team, leg: leg, holder: run.accountID, now: now)
-            }
-        }
-        try await tallyCounted(db, run: run.id, account: run.accountID)
-    }
-
     /// In a group that passes the baton by itself, a run arriving in the holder's open leg ends
     /// the leg (`passed`, at the upload) and hands the baton to the next member in the rotation.
-    private static func autoPass(
+    static func autoPass(
         _ db: any SQLSession, team: Int64, leg: Int64, holder: Int64, now: WallInstant
     ) async throws {
         guard
@@ -186,31 +166,6 @@ extension StoreRepository {
             WHERE run_team.run_id = ? ORDER BY run_team.team_id
             """, run
         ).map(runCount)
-    }
-
-    /// The runner's groups that the run does not count in, each with the rule that kept it out:
-    /// the same rules as `count`, read against the membership as it is now, so a repeated upload
-    /// gets the same answer as the first (or a newer one, when the runner joined a group since).
-    static func notCounted(_ db: any SQLSession, _ run: StoredRun) async throws -> [RunNotCounted] {
-        let start = run.started.nanosecondsSinceEpoch
-        return try await db.query(
-            """
-            SELECT team.id, team.name, team.deadline_ns, member.joined_ns FROM team
-            JOIN member ON member.team_id = team.id
-            WHERE member.account_id = ? AND team.id NOT IN (SELECT team_id FROM run_team WHERE run_id = ?)
-            ORDER BY team.id
-            """, run.accountID, run.id
-        ).map { row in
-            let reason: RunNotCounted.Reason
-            if try row.int("joined_ns") > start {
-                reason = .startedBeforeJoining
-            } else if let deadline = try row.intOrNil("deadline_ns"), deadline <= start {
-                reason = .afterDeadline
-            } else {
-                reason = .notCounted
-            }
-            return RunNotCounted(groupID: try row.int("id"), groupName: try row.text("name"), reason: reason)
-        }
     }
 
     static func runCount(_ row: SQLRow) throws(SQLError) -> RunCount {
@@ -339,16 +294,30 @@ extension StoreRepository {
         }
     }
 
+    /// The run's file, or nil for an entry made by hand.
+    func runFileIfAny(uuid: String, account: Int64) async throws -> (format: String, bytes: [UInt8])? {
+        do {
+            return try await runFile(uuid: uuid, account: account)
+        } catch let error as StoreError where error.code == "no_file" {
+            return nil
+        }
+    }
+
     func runFile(uuid: String, account: Int64) async throws -> (format: String, bytes: [UInt8]) {
         try await read { db in
             guard
                 let row = try await db.one(
                     """
-                    SELECT run.format, run_file.file FROM run JOIN run_file ON run_file.run_id = run.id
+                    SELECT run.format, run_file.file FROM run LEFT JOIN run_file ON run_file.run_id = run.id
                     WHERE run.uuid = ? AND run.account_id = ?
                     """, uuid, account)
             else { throw StoreError.notFound("run", uuid) }
-            return (try row.text("format"), try row.blob("file"))
+            let format = try row.text("format")
+            guard format != ManualEntry.format else {
+                throw StoreError(
+                    .notFound, "no_file", "the run \(uuid) was entered by hand: it has no file to download")
+            }
+            return (format, try row.blob("file"))
         }
     }
 

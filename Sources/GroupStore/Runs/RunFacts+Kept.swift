@@ -23,7 +23,7 @@ extension Services {
         {
             return facts
         }
-        let (format, bytes) = try await repository.runFile(uuid: uuid, account: account)
+        guard let (format, bytes) = try await repository.runFileIfAny(uuid: uuid, account: account) else { return nil }
         guard let format = ActivityFormat(rawValue: format) else { return nil }
         let computed: (RunFacts, [UInt8])?
         do {

@@ -42,6 +42,8 @@ struct UploadPage: PageModel {
     var action = SitePath.upload.path
     var results: [Result] = []
     var limit: String
+    /// Entering an activity by hand, for what no device recorded.
+    var entry: EntryForm
 
     struct Result: Sendable, Equatable {
         var name: String
@@ -49,7 +51,10 @@ struct UploadPage: PageModel {
         var error: String?
     }
 
-    init(viewer: String, limitBytes: Int) {
+    init(
+        viewer: String, limitBytes: Int, reader: Reader = .standard, now: WallInstant = .init(nanosecondsSinceEpoch: 0)
+    ) {
+        entry = EntryForm(reader: reader, now: now)
         frame = Frame("Upload runs", viewer: viewer, current: .upload)
         limit = "\(limitBytes / 1024 / 1024) MB"
     }

@@ -1,5 +1,6 @@
 import ActivityFormats
 import Foundation
+import HandoffAPI
 import HandoffModel
 
 /// A run's page as text: the summary, the route, the charts, splits, laps, pauses and gaps,
@@ -63,6 +64,8 @@ struct RunPage: PageModel {
         var delete: String
         /// Who sees the run and its map.
         var audience: AudienceForm
+        /// The run's sport, to change (it counts again by the new one).
+        var sport: SportForm
     }
 
     /// Where the run counted, and where not and why.
@@ -104,21 +107,25 @@ extension RunPage {
         laps = nil
         breaks = []
         let uuid = run.uuid
+        let manual = ManualEntry.details(run)
         actions =
             runner != nil
             ? nil
             : Actions(
-                downloads: [
-                    Link(
-                        href: SitePath.runDownload(uuid, format: nil).path,
-                        label: "Original \(run.format.uppercased()) file")
-                ]
-                    + ["fit", "gpx", "tcx"].map {
-                        Link(href: SitePath.runDownload(uuid, format: $0).path, label: $0.uppercased())
-                    },
+                downloads: manual != nil
+                    ? []
+                    : [
+                        Link(
+                            href: SitePath.runDownload(uuid, format: nil).path,
+                            label: "Original \(run.format.uppercased()) file")
+                    ]
+                        + ["fit", "gpx", "tcx"].map {
+                            Link(href: SitePath.runDownload(uuid, format: $0).path, label: $0.uppercased())
+                        },
                 delete: SitePath.runDelete(uuid).path,
                 audience: AudienceForm(
-                    action: SitePath.runAudience(uuid).path, runLabel: "Who sees this run", run.audience))
+                    action: SitePath.runAudience(uuid).path, runLabel: "Who sees this run", run.audience),
+                sport: SportForm(action: SitePath.runSport(uuid).path, selected: run.sport))
         let counted = counts.map { count in
             Counted(
                 group: Link(href: SitePath.group(count.groupID).path, label: count.groupName),
@@ -132,8 +139,12 @@ extension RunPage {
                 notCounted: notCounted.map { "\($0.groupName): not counted, as \($0.reason.sentence)." })
         guard let facts else {
             stats.append(Stat(label: "Time", value: Units.clock(timer)))
-            stats.append(Stat(label: "Pace", value: units.pace(seconds: timer, meters: meters)))
-            unreadable = "The stored file cannot be drawn: download it to look at it elsewhere."
+            if let manual {
+                stats += Self.entered(run, manual, timer: timer, meters: meters, units: units)
+            } else {
+                stats.append(Stat(label: "Pace", value: units.pace(seconds: timer, meters: meters)))
+                unreadable = "The stored file cannot be drawn: download it to look at it elsewhere."
+            }
             return
         }
         let summary = facts.summary
@@ -184,15 +195,24 @@ extension RunPage {
         breaks = Self.breaks(facts) + Self.hrvNote(facts.hrv)
     }
 
-    static func sportName(_ sport: String) -> String {
-        switch sport {
-        case "running": "Run"
-        case "cycling": "Ride"
-        case "walking": "Walk"
-        case "hiking": "Hike"
-        default: "Activity"
+    /// An entry by hand: its pace (a swim's per 100 m), pool and strokes, and that it was typed.
+    static func entered(
+        _ run: StoredRun, _ manual: (poolLength: Double?, strokes: Int?), timer: Double, meters: Double, units: Units
+    ) -> [Stat] {
+        var stats: [Stat] = []
+        if run.sport == Sport.swim.rawValue {
+            if meters > 0 { stats.append(Stat(label: "Pace", value: Units.clock(timer / (meters / 100)) + " /100 m")) }
+            stats.append(
+                Stat(label: "Pool", value: manual.poolLength.map { "\(PageFormat.whole($0)) m" } ?? "Open water"))
+            if let strokes = manual.strokes { stats.append(Stat(label: "Strokes", value: String(strokes))) }
+        } else {
+            stats.append(Stat(label: "Pace", value: units.pace(seconds: timer, meters: meters)))
         }
+        stats.append(Stat(label: "Recorded", value: "Entered by hand"))
+        return stats
     }
+
+    static func sportName(_ sport: String) -> String { Sport(rawValue: sport)?.title ?? "Activity" }
 
     /// One row per kilometre or mile (the last one partial): time, pace, heart rate, climb.
     static func splits(_ facts: RunFacts, units: Units) -> [SplitRow] {

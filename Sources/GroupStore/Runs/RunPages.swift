@@ -2,6 +2,7 @@ import ActivityFormats
 import Crypto
 import Foundation
 import HTTPTypes
+import HandoffAPI
 import HandoffModel
 import Hummingbird
 import WebForms
@@ -34,7 +35,10 @@ extension WebPages {
                     runs: page.runs.map(\.0), next: page.next?.text, reader: Reader(account), viewer: account.username))
         }
         router.signedIn(.get, "/runs/upload", next: { _ in SitePath.upload.path }) { _, _, account in
-            Self.render(UploadPage(viewer: account.username, limitBytes: services.configuration.uploads.maxRunBytes))
+            Self.render(
+                UploadPage(
+                    viewer: account.username, limitBytes: services.configuration.uploads.maxRunBytes,
+                    reader: Reader(account), now: services.now()))
         }
         router.signedIn(.post, "/runs/upload", next: { _ in SitePath.upload.path }) { request, context, account in
             try await upload(request, context, account)
@@ -56,6 +60,21 @@ extension WebPages {
                         uuid: uuid, account: account.id, run: audience.run, map: audience.map)
                     return Self.redirect(.run(uuid))
                 case .failure(let error):
+                    return Self.message(
+                        "Not saved", error.message, status: error.status, account: account,
+                        link: Link(href: SitePath.run(uuid).path, label: "Back to the run"))
+                }
+            }
+        }
+        router.signedIn(.post, "/runs/:uuid/sport") { request, context, account in
+            let form = try await Self.form(request, context)
+            return try await Self.ownRun(context, account) { uuid in
+                do {
+                    let sport = try Sport.named(form["sport"] ?? "")
+                    _ = try await repository.setSport(
+                        uuid: uuid, account: account.id, sport: sport, now: services.now())
+                    return Self.redirect(.run(uuid))
+                } catch let error as StoreError {
                     return Self.message(
                         "Not saved", error.message, status: error.status, account: account,
                         link: Link(href: SitePath.run(uuid).path, label: "Back to the run"))
@@ -125,7 +144,9 @@ extension WebPages {
     /// Stores each file of the form (parts named `file`), and says what became of each: stored
     /// (with its page), already stored, or refused with the reader's words.
     func upload(_ request: Request, _ context: StoreContext, _ account: Account) async throws -> Response {
-        var page = UploadPage(viewer: account.username, limitBytes: services.configuration.uploads.maxRunBytes)
+        var page = UploadPage(
+            viewer: account.username, limitBytes: services.configuration.uploads.maxRunBytes, reader: Reader(account),
+            now: services.now())
         var request = request
         let buffer = try await request.collectBody(upTo: services.configuration.uploads.maxRunBytes)
         guard let type = request.headers[.contentType], let boundary = MultipartForm.boundary(type) else {

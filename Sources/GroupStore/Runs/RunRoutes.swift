@@ -7,6 +7,7 @@ import HandoffModel
 import Hummingbird
 import Logging
 import SensorCodecs
+import Training
 import WebForms
 
 /// Runs: uploaded once per uuid, listed, fetched and deleted by their runner.
@@ -106,11 +107,11 @@ struct RunRoutes {
             uuid: uuid, started: activity.start,
             elapsedMS: try milliseconds(activity.summary.elapsedSeconds, "elapsed time"),
             timerMS: try milliseconds(statistics.timerSeconds, "timer time"),
-            distanceMM: try checked((distance * 1000).rounded(), "distance"), sport: activity.sport.rawValue,
+            distanceMM: try checked((distance * 1000).rounded(), "distance"), sport: Sport(activity.sport).rawValue,
             format: format.rawValue, sha256: digest, file: file, summary: summary,
             averageHeartRate: statistics.averageHeartRate.flatMap {
                 $0.isFinite && $0 > 0 && $0 < 300 ? Int64($0.rounded()) : nil
-            }, facts: (facts.encoded(), facts.thumbnail()))
+            }, facts: (facts.encoded(), facts.thumbnail(), BestEfforts.find(activity)))
     }
 
     /// How far ahead of the store's clock a run may start (a device's clock may be a little fast).
@@ -171,6 +172,7 @@ struct RunRoutes {
 
     func register(_ router: RouteRecorder) {
         let repository = services.repository
+        registerManual(router)
         router.put("/v1/runs/:uuid") { request, context in
             let account = try await services.caller(request, device: true).account
             let uuid = try Self.uuid(context)
@@ -263,6 +265,7 @@ struct RunRoutes {
                 try RunVisibility.named(text, field: "map_visibility")
             }
             let uuid = try Self.uuid(context)
+            let sport = try body.sport.map { text throws(StoreError) in try Sport.named(text) }
             if body.title != nil || body.description != nil {
                 guard let seen = try await repository.seenRun(uuid: uuid, viewer: account.id), seen.isOwner else {
                     throw StoreError.notFound("run", uuid)
@@ -273,6 +276,13 @@ struct RunRoutes {
                     title: body.title ?? seen.post.title ?? "",
                     description: body.description ?? seen.post.description ?? "")
                 try await repository.setPost(uuid: uuid, account: account.id, post)
+            }
+            if let sport {
+                // Checked first: a refused level keeps the sport as it was.
+                if let seen = try await repository.seenRun(uuid: uuid, viewer: account.id), seen.isOwner {
+                    _ = try RunVisibility.audience(run: run, map: map, current: seen.run.audience)
+                }
+                _ = try await repository.setSport(uuid: uuid, account: account.id, sport: sport, now: services.now())
             }
             let (stored, counts, notCounted) = try await repository.setAudience(
                 uuid: uuid, account: account.id, run: run, map: map)

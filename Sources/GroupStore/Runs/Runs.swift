@@ -1,4 +1,5 @@
 import HandoffModel
+import Training
 
 /// A run as stored: its identity, what the file said, and where it counted.
 public struct StoredRun: Sendable {
@@ -77,6 +78,8 @@ public struct RunNotCounted: Sendable, Hashable {
         case startedBeforeJoining = "started_before_joining"
         /// The run started at or after the group's deadline.
         case afterDeadline = "after_deadline"
+        /// The group does not count the run's sport (its owner says which count).
+        case sportNotCounted = "sport_not_counted"
         /// None of the rules explains it (the runner joined while the run was being stored).
         case notCounted = "not_counted"
 
@@ -84,6 +87,7 @@ public struct RunNotCounted: Sendable, Hashable {
             switch self {
             case .startedBeforeJoining: "it started before you joined"
             case .afterDeadline: "it started after the group's deadline"
+            case .sportNotCounted: "the group does not count its sport"
             case .notCounted: "the store did not count it there"
             }
         }
@@ -110,7 +114,8 @@ struct NewRun: Sendable {
     var averageHeartRate: Int64? = nil
     /// What its page shows (`RunFacts.encoded`), kept beside the file, and the feed's small
     /// route (`RunFacts.thumbnail`); none from a test's run.
-    var facts: (bytes: [UInt8], thumbnail: String?)? = nil
+    /// Its best efforts (`BestEfforts`) come with them.
+    var facts: (bytes: [UInt8], thumbnail: String?, efforts: [BestEfforts.Effort])? = nil
 
     /// The group whose baton the pack claimed (in `summary`), having started the run offline.
     var batonClaim: Int64? { RunRoutes.batonClaim(summary) }

@@ -26,6 +26,8 @@ struct WebPages {
         registerFriendPages(pages)
         registerSocialPages(pages)
         registerPeoplePages(pages)
+        registerEntryPage(pages)
+        registerTrainingPages(pages)
         registerComparePage(pages)
         registerAtomFeed(pages)
         registerProfileForm(pages)

@@ -1,0 +1,150 @@
+import ActivityFormats
+import HandoffAPI
+import HandoffModel
+import Hummingbird
+import Training
+
+extension BestEfforts {
+    /// The best efforts inside an activity, from the distances its device recorded (or, where it
+    /// recorded none, that its reader took from the track).
+    static func find(_ activity: Activity) -> [Effort] {
+        find(activity.points.map { (Double($0.elapsedSeconds), $0.distanceMeters) })
+    }
+}
+
+/// A person's records (issue 34): per sport, the fastest effort over each standard distance
+/// found inside any run, the longest run and the biggest week (Monday to Sunday, UTC, as the
+/// group pages count weeks). Best efforts are kept per run when it is stored; the longest run
+/// and the biggest week are summed from the runs' own columns when asked (one indexed read of
+/// the person's runs), so a deleted run or a changed sport takes its records along at once.
+struct PersonalRecords: Sendable {
+    var efforts: [KeptEffort]
+    var longest: [RunMeasure]
+    var weeks: [(sport: Sport, monday: Int64, distanceMM: Int64, elapsedMS: Int64)]
+
+    init(efforts: [KeptEffort], measures: [RunMeasure]) {
+        self.efforts = efforts
+        var longest: [Sport: RunMeasure] = [:]
+        var weeks: [Sport: [Int64: (mm: Int64, ms: Int64)]] = [:]
+        for run in measures {
+            if let held = longest[run.sport], (held.distanceMM, held.started) >= (run.distanceMM, run.started) {
+            } else if run.distanceMM > 0 {
+                longest[run.sport] = run
+            }
+            let monday = weekStart(run.started)
+            weeks[run.sport, default: [:]][monday, default: (0, 0)].mm += run.distanceMM
+            weeks[run.sport, default: [:]][monday, default: (0, 0)].ms += run.elapsedMS
+        }
+        self.longest = longest.values.sorted { $0.sport < $1.sport }
+        // The biggest week; of equal weeks, the earliest (the one that set it first).
+        self.weeks = weeks.compactMap { sport, byWeek in
+            byWeek.filter { $0.value.mm > 0 }.max { a, b in (a.value.mm, b.key) < (b.value.mm, a.key) }.map {
+                (sport, $0.key, $0.value.mm, $0.value.ms)
+            }
+        }.sorted { $0.sport < $1.sport }
+    }
+
+    static func name(meters: Int64) -> String {
+        BestEfforts.standard.first { StoreRepository.effortKey($0.meters) == meters }?.name ?? "\(meters) m"
+    }
+
+    /// The exact distance a kept key stands for (the mile's 1609 is 1609.344 m).
+    static func meters(_ key: Int64) -> Double {
+        BestEfforts.standard.first { StoreRepository.effortKey($0.meters) == key }?.meters ?? Double(key)
+    }
+
+    var list: RecordList {
+        var records: [RecordView] = []
+        for sport in Sport.allCases {
+            records += efforts.filter { $0.sport == sport }.sorted { $0.meters < $1.meters }.map { effort in
+                RecordView(
+                    kind: "best_effort", name: Self.name(meters: effort.meters), sport: sport.rawValue,
+                    distanceM: Self.meters(effort.meters), elapsedS: Double(effort.milliseconds) / 1000,
+                    uuid: effort.uuid, at: iso(effort.started))
+            }
+            records += longest.filter { $0.sport == sport }.map {
+                RecordView(
+                    kind: "longest", name: "Longest", sport: sport.rawValue, distanceM: Double($0.distanceMM) / 1000,
+                    elapsedS: Double($0.elapsedMS) / 1000, uuid: $0.uuid, at: iso($0.started))
+            }
+            records += weeks.filter { $0.sport == sport }.map {
+                RecordView(
+                    kind: "biggest_week", name: "Biggest week", sport: sport.rawValue,
+                    distanceM: Double($0.distanceMM) / 1000, elapsedS: Double($0.elapsedMS) / 1000, uuid: nil,
+                    at: String(iso(WallInstant(nanosecondsSinceEpoch: $0.monday)).prefix(10)))
+            }
+        }
+        return RecordList(records: records)
+    }
+}
+
+extension Services {
+    /// Finds the best efforts of the account's runs stored before they were kept (schema 21),
+    /// from their files on the upload workers, a hundred at a time; each run once.
+    func fillEfforts(account: Int64) async throws {
+        while true {
+            let uuids = try await repository.runsWithoutEfforts(account: account, limit: 100)
+            guard !uuids.isEmpty else { return }
+            for uuid in uuids {
+                var efforts: [BestEfforts.Effort] = []
+                if let (format, bytes) = try await repository.runFileIfAny(uuid: uuid, account: account),
+                    let format = ActivityFormat(rawValue: format)
+                {
+                    do {
+                        efforts = try await uploads.run { (try? format.read(bytes)).map(BestEfforts.find) ?? [] }
+                    } catch {
+                        throw StoreError.busy("reading runs")
+                    }
+                }
+                try await repository.keepEfforts(uuid: uuid, account: account, efforts)
+            }
+        }
+    }
+
+    /// The account's records among the runs `viewer` may see (the account itself: all).
+    func records(account: Int64, viewer: Int64?) async throws -> PersonalRecords {
+        try await fillEfforts(account: account)
+        return PersonalRecords(
+            efforts: try await repository.bestEfforts(account: account, viewer: viewer),
+            measures: try await repository.runMeasures(account: account, viewer: viewer))
+    }
+}
+
+extension RecordList: ResponseGenerator, ResponseEncodable {}
+
+struct RecordRoutes {
+    let services: Services
+
+    func register(_ router: RouteRecorder) {
+        router.get("/v1/me/records") { request, _ in
+            let account = try await services.caller(request).account
+            return try await services.records(account: account.id, viewer: account.id).list
+        }
+    }
+}
+
+/// A record as a page lists it: "Run · 5 km · 23:30 · 5.00 km · (the run's date, linked)".
+struct RecordRow: Sendable, Equatable {
+    var sport: String
+    var name: String
+    var time: String
+    var distance: String
+    /// The run that set it; nil for a week, which says its Monday instead.
+    var run: Link?
+    var week: String?
+
+    static func rows(_ records: PersonalRecords, reader: Reader) -> [RecordRow] {
+        records.list.records.map { record in
+            let when = WallInstant(iso8601: record.at)
+            return RecordRow(
+                sport: Sport(rawValue: record.sport)?.title ?? record.sport, name: record.name,
+                time: Units.clock(record.elapsedS), distance: reader.units.distance(meters: record.distanceM),
+                run: record.uuid.flatMap { uuid in
+                    when.map { Link(href: SitePath.run(uuid).path, label: PageFormat.time($0, zone: reader.zone).text) }
+                },
+                week: record.uuid == nil
+                    ? "Week of " + (WallInstant(iso8601: record.at + "T00:00:00Z").map(PageFormat.day) ?? record.at)
+                    : nil)
+        }
+    }
+}

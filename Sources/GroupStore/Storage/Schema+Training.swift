@@ -1,0 +1,29 @@
+extension Schema {
+    /// Sports, entries by hand and records (issue 34).
+    static let training = [
+        // The five sports the API names (run, bike, walk, swim, other): runs stored under the
+        // file's words get the API's. A hike is a walk. Each group says which sports count toward
+        // its goal and by what factor, in thousandths ("run:1000 walk:1000", the default);
+        // groups made before keep counting what they counted, and count run and walk from now on.
+        // `run_effort` keeps each run's best efforts (Records/BestEfforts.swift), so a person's
+        // records are one indexed walk; `efforts` on the run says they were found (NULL: not
+        // yet, for runs stored before this version, found when records are first asked for).
+        Migration(
+            version: 21, name: "sports, each group's sports, and each run's best efforts",
+            sql: """
+                UPDATE run SET sport = CASE sport WHEN 'running' THEN 'run' WHEN 'cycling' THEN 'bike'
+                    WHEN 'walking' THEN 'walk' WHEN 'hiking' THEN 'walk' ELSE 'other' END;
+                ALTER TABLE team ADD COLUMN sports TEXT NOT NULL DEFAULT 'run:1000 walk:1000';
+                ALTER TABLE run ADD COLUMN efforts INT;
+                CREATE TABLE run_effort (
+                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    sport TEXT NOT NULL,
+                    distance_m INT NOT NULL,
+                    elapsed_ms INT NOT NULL,
+                    PRIMARY KEY (run_id, distance_m)
+                );
+                CREATE INDEX run_effort_best ON run_effort (account_id, sport, distance_m, elapsed_ms)
+                """)
+    ]
+}
