@@ -24,52 +24,119 @@ public struct ProcessResult: Sendable {
     public var stderr: String
 }
 
-private let processLaunch = NSLock()
-
 /// Runs an executable to completion, with its output captured.
+///
+/// Spawned with posix_spawn, not Foundation's `Process`: on Linux, `Process.run()` lists
+/// /proc/self/fd to close every inherited descriptor, and with the store suites' 1,600 open
+/// descriptors it crashed in memmove (twice on 2026-11-28, in a store pass and in CI). Here the
+/// child closes them itself (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34), and the
+/// pipes are close-on-exec as well.
 public func runProcess(
     _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
     stdinBytes: Data? = nil, timeout: TimeInterval = 120
 ) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let input = Pipe()
-    process.standardInput = input
-    // One launch at a time: swift-corelibs-foundation's Process.run() once crashed in memmove
-    // while two suites started programs at the same moment (store pass, 2026-11-28).
-    try processLaunch.withLock { try process.run() }
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    if let stdinBytes { input.fileHandleForWriting.write(stdinBytes) }
-    try? input.fileHandleForWriting.close()
-    // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+    func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw SpawnError(what: "pipe", errno: errno) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }
+    // A child that exits without reading all of its stdin must not end this process.
+    _ = ignoreBrokenPipes
+    let input = try makePipe()
+    let output = try makePipe()
+    let errors = try makePipe()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+    _ = closeFrom?(&actions, 3)
+    let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+    let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        for p in argv { free(p) }
+        for p in env { free(p) }
+    }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, env)
+    for fd in [input.read, output.write, errors.write] { close(fd) }
+    guard spawned == 0 else {
+        for fd in [input.write, output.read, errors.read] { close(fd) }
+        throw SpawnError(what: "posix_spawn \(executable.path)", errno: spawned)
+    }
+    // Feed stdin and read both pipes concurrently, so a chatty child cannot block on a full pipe.
     let group = DispatchGroup()
+    let bytes = (stdin.map { Data($0.utf8) } ?? Data()) + (stdinBytes ?? Data())
+    DispatchQueue.global().async {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(input.write, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        close(input.write)
+    }
     nonisolated(unsafe) var outData = Data()
     nonisolated(unsafe) var errData = Data()
     group.enter()
     DispatchQueue.global().async {
-        outData = out.fileHandleForReading.readDataToEndOfFile()
+        outData = drain(output.read)
         group.leave()
     }
     group.enter()
     DispatchQueue.global().async {
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        errData = drain(errors.read)
         group.leave()
     }
     if group.wait(timeout: .now() + timeout) == .timedOut {
-        process.terminate()
+        kill(pid, SIGTERM)
         group.wait()
     }
-    process.waitUntilExit()
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    // As Foundation's terminationStatus: the exit code, or the signal that ended it.
+    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f
     return ProcessResult(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
+        status: code, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self)
+    )
 }
+
+/// A system call that failed while starting a child.
+public struct SpawnError: Error, CustomStringConvertible {
+    public var what: String
+    public var errno: Int32
+    public var description: String { "\(what) failed: \(String(cString: strerror(errno)))" }
+}
+
+/// Everything a descriptor gives until its end, then closed.
+private func drain(_ fd: Int32) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let n = read(fd, &buffer, buffer.count)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        data.append(contentsOf: buffer[0..<n])
+    }
+    close(fd)
+    return data
+}
+
+private let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later), which Swift's Glibc module
+/// does not declare; nil on an older libc (the pipes are close-on-exec anyway).
+private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return nil }
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
 
 /// A free TCP (or UDP) port on the loopback interface (bound, read and released: good enough for tests
 /// that start a server on it right away).
