@@ -6,7 +6,8 @@ import Training
 /// writers take and FITReader reads back. A mutated file almost never keeps its CRCs, so the
 /// bytes are also read as a whole FIT file with the header's data size and both CRCs made right:
 /// the mutations then reach the records. What it reads goes on to the heart-rate variability
-/// analysis, as a store's upload does (a lap ending before it started once trapped there).
+/// analysis and the best efforts, as a store's upload does (a lap ending before it started once
+/// trapped there).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFIT(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
@@ -15,6 +16,10 @@ public func fuzzFIT(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         Fuzz.checkActivity(activity, readAs: .fit)
         if let hrv = HeartRateVariability(batches: activity.rrIntervals, laps: activity.laps) {
             Fuzz.require((0...1).contains(hrv.artifactShare), "the artifact share is \(hrv.artifactShare)")
+        }
+        // And to the best efforts (issue 34's records): each one a finite, non-negative time.
+        for effort in BestEfforts.find(activity.points.map { (Double($0.elapsedSeconds), $0.distanceMeters) }) {
+            Fuzz.require(effort.seconds.isFinite && effort.seconds >= 0, "a best effort of \(effort.seconds) s")
         }
     }
     return 0

@@ -25,17 +25,21 @@ struct RunMeasure: Sendable {
 /// asked for) and kept in `run_effort` (schema 21): a person's record over a distance is then
 /// one walk of an index, whatever their number of runs.
 extension StoreRepository {
+    /// Whole metres: only ever one of `BestEfforts.standard`'s distances, never a file's value.
     static func effortKey(_ meters: Double) -> Int64 { Int64(meters.rounded()) }
 
     /// Keeps the run's best efforts and marks it as looked at.
     static func keepEfforts(_ db: any SQLSession, _ run: StoredRun, _ efforts: [BestEfforts.Effort]) async throws {
         for effort in efforts {
+            // A file's times are its own: an effort whose milliseconds do not fit is not kept.
+            guard let milliseconds = Int64(exactly: (effort.seconds * 1000).rounded()), milliseconds >= 0 else {
+                continue
+            }
             try await db.query(
                 """
                 INSERT INTO run_effort (run_id, account_id, sport, distance_m, elapsed_ms) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (run_id, distance_m) DO UPDATE SET elapsed_ms = excluded.elapsed_ms
-                """, run.id, run.accountID, run.sport, effortKey(effort.meters),
-                Int64((effort.seconds * 1000).rounded()))
+                """, run.id, run.accountID, run.sport, effortKey(effort.meters), milliseconds)
         }
         try await db.query("UPDATE run SET efforts = 1 WHERE id = ?", run.id)
     }
