@@ -9,13 +9,15 @@ extension FITReader {
             var timestamp: Int64?
             var startTime: Int64?
             var elapsed: Int64?, timer: Int64?, distance: Int64?, moving: Int64?
-            var averageHeartRate: Int64?, maximumHeartRate: Int64?
+            var heartRate: (average: Int64?, maximum: Int64?)
             /// Steps per minute, its fractional part included.
             var averageCadence: Double?
             /// The enhanced maximum speed, or the plain one (mm/s).
             var maximumSpeed: Int64?
             var trigger: Int64?
             var sport: Int64?
+            /// `total_cycles`: strides when running or walking, crank revolutions when riding.
+            var cycles: Int64? = nil
         }
         let limits: ActivityLimits
         var fileType: Int64?
@@ -145,12 +147,12 @@ extension FITReader {
                 timestamp: Self.date(timestamp), startTime: Self.date(m.value(2)),
                 elapsed: try milliseconds(7, "total_elapsed_time"), timer: try milliseconds(8, "total_timer_time"),
                 distance: m.value(9), moving: try milliseconds(lap ? 52 : 59, "total_moving_time"),
-                averageHeartRate: m.value(lap ? 15 : 16), maximumHeartRate: m.value(lap ? 16 : 17),
+                heartRate: (m.value(lap ? 15 : 16), m.value(lap ? 16 : 17)),
                 averageCadence: m.value(lap ? 17 : 18).map {
                     (Double($0) + Double(m.value(lap ? 80 : 92) ?? 0) / 128) * 2
                 },
                 maximumSpeed: m.value(lap ? 111 : 125) ?? m.value(lap ? 14 : 15),
-                trigger: m.value(lap ? 24 : 28), sport: m.value(lap ? 25 : 5))
+                trigger: m.value(lap ? 24 : 28), sport: m.value(lap ? 25 : 5), cycles: m.value(10))
         }
 
         /// The activity these messages describe.
@@ -236,6 +238,11 @@ extension FITReader {
                     total.movingSeconds += more.movingSeconds
                 }
                 activity.summary.statistics = total
+                // Steps are two a stride; a ride's cycles are its crank's, not steps.
+                if activity.sport != .cycling {
+                    let strides = sessions.compactMap(\.cycles).filter { $0 >= 0 && $0 <= Int64(UInt32.max) }
+                    if !strides.isEmpty { activity.summary.steps = strides.reduce(0) { $0 + Int($1) } * 2 }
+                }
                 if let first = sessions.first, let last = sessions.last, let s = first.startTime,
                     let e = last.timestamp,
                     e >= s
@@ -269,8 +276,8 @@ extension FITReader {
                 points, distance: Double(s.distance ?? 0) / 100, timer: Double(s.timer ?? s.elapsed ?? 0) / 1000)
             var statistics = fromPoints
             if let moving = s.moving { statistics.movingSeconds = Int((Double(moving) / 1000).rounded()) }
-            if let hr = s.averageHeartRate { statistics.averageHeartRate = Double(hr) }
-            if let hr = s.maximumHeartRate { statistics.maximumHeartRate = Int(hr) }  // Int64 to Int: exact
+            if let hr = s.heartRate.average { statistics.averageHeartRate = Double(hr) }
+            if let hr = s.heartRate.maximum { statistics.maximumHeartRate = Int(hr) }  // Int64 to Int: exact
             if let cadence = s.averageCadence {
                 statistics.averageCadence = cadence
             }

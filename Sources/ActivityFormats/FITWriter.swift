@@ -78,7 +78,7 @@ public enum FITWriter {
             Field(number: 59, type: .uint32), Field(number: 14, type: .uint16), Field(number: 15, type: .uint16),
             Field(number: 16, type: .uint8), Field(number: 17, type: .uint8), Field(number: 18, type: .uint8),
             Field(number: 92, type: .uint8), Field(number: 25, type: .uint16), Field(number: 26, type: .uint16),
-            Field(number: 28, type: .enumeration),
+            Field(number: 28, type: .enumeration), Field(number: 10, type: .uint32),
         ])
     static let activityLayout = Layout(
         local: 7, global: FIT.Message.activity,
@@ -143,7 +143,7 @@ public enum FITWriter {
                     scaled(s.timerSeconds, 1000), scaled(s.distanceMeters, 100), scaled(Double(s.movingSeconds), 1000),
                     scaled(averageSpeed(s), 1000), scaled(s.maximumSpeed, 1000),
                     s.averageHeartRate.map { Int64($0.rounded()) }, s.maximumHeartRate.map(Int64.init),
-                ] + Self.cadence(s.averageCadence) + [0, Int64(laps.count), 0])
+                ] + Self.cadence(s.averageCadence) + [0, Int64(laps.count), 0, Self.strides(activity)])
             message(
                 FITWriter.activityLayout,
                 [end, scaled(s.timerSeconds, 1000), 1, 0, Int64(FIT.Event.activity), Int64(FIT.Event.stop), end])
@@ -201,6 +201,14 @@ public enum FITWriter {
             let strides = spm / 2
             let whole = strides.rounded(.down)
             return [Int64(whole), Int64(((strides - whole) * 128).rounded())]
+        }
+
+        /// The run's steps as the session's `total_cycles`, which FIT counts in strides (one foot)
+        /// for running and walking: half the steps, rounded up (a reader doubles it: within one
+        /// step). None for a ride, whose cycles are the crank's.
+        static func strides(_ activity: Activity) -> Int64? {
+            guard activity.sport != .cycling, let steps = activity.summary.steps, steps >= 0 else { return nil }
+            return min(Int64(steps / 2 + steps % 2), Int64(UInt32.max - 1))
         }
 
         /// "0.1.0" as FIT's software version × 100 (10).
