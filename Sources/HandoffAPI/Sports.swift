@@ -166,3 +166,36 @@ public struct TrainingView: Codable, Sendable, Hashable {
         case heartRateSource = "heart_rate_source"
     }
 }
+
+/// `GET /v1/me/steps`: steps per day over the last 30 days of the person's calendar.
+public struct StepsView: Codable, Sendable, Hashable {
+    public struct Day: Codable, Sendable, Hashable {
+        public var date: String
+        public var steps: Int
+
+        public init(date: String, steps: Int) {
+            self.date = date
+            self.steps = steps
+        }
+    }
+
+    /// Oldest first, today last; a day without steps is 0.
+    public var days: [Day]
+    /// The daily goal; null until the person sets one.
+    public var goal: Int?
+
+    public init(days: [Day], goal: Int?) {
+        self.days = days
+        self.goal = goal
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(days, forKey: .days)
+        try c.encode(goal, forKey: .goal)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case days, goal
+    }
+}

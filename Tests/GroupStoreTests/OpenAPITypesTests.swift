@@ -32,6 +32,9 @@ struct OpenAPITypesTests {
         run.hrv = hrv
         return run
     }()
+    static let goal = GoalView(
+        id: 1, period: "week", measure: "distance", sport: "run", target: 20_000, done: 12_400, percent: 62, streak: 3,
+        history: [.init(start: "2026-11-16", done: 21_000, met: true)])
     static let hrv = HRVView(
         beats: 4_200, artifactShare: 0.004, trusted: true, rmssdMs: 6.1, sdnnMs: 41.3,
         dfaAlpha1: [[120, 1.12], [125, 1.08]], aerobicThresholdBpm: 151, anaerobicThresholdBpm: 168,
@@ -131,6 +134,15 @@ struct OpenAPITypesTests {
             days: [.init(date: "2026-11-25", load: 84.2, fitness: 41.5, fatigue: 60.1, form: -18.6)],
             restingHeartRate: 60, maximumHeartRate: 188, heartRateSource: "settings"),
         "RecordList": RecordList(records: [record]),
+        "GoalSet": GoalSet(period: "week", measure: "distance", sport: "run", target: 20_000),
+        "Goal": goal,
+        "GoalList": GoalList(goals: [goal]),
+        "Level": LevelView(
+            level: 2, points: 156, distanceM: 6_000, nextLevelPoints: 300,
+            objectives: [
+                .init(id: "first_5k", name: "First 5 km", rule: "A run (sport run) of 5 km or more.", done: true)
+            ]),
+        "Steps": StepsView(days: [.init(date: "2026-11-25", steps: 8_214)], goal: 8_000),
         "RunTotals": totals,
         "ProfileFields": ProfileFields(
             nickname: "Ada", heightCm: 168, weightKg: 58.5, gender: "woman", birthYear: 1990),

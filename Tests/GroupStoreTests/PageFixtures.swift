@@ -74,6 +74,10 @@ struct PageFixture: Sendable {
             PageFixture(name: "share", model: f.share()),
             PageFixture(name: "report-profile-error", model: f.report(comment: false)),
             PageFixture(name: "training", model: f.training()),
+            PageFixture(name: "goals", model: f.goals(error: false)),
+            PageFixture(name: "goals-error", model: f.goals(error: true)),
+            PageFixture(name: "steps", model: f.steps()),
+            PageFixture(name: "steps-error", model: f.steps(error: true)),
         ]
     }
 }
@@ -144,6 +148,9 @@ struct PageMakers {
             runs: groups ? try runList(empty: false).rows : [], packs: packs(any))
         (page.newGroup, page.allRuns, page.upload) = (t(page.newGroup), t(page.allRuns), t(page.upload))
         page.week.card = t(page.week.card)
+        (page.mine.goals, page.mine.training, page.mine.steps) = (
+            t(page.mine.goals), t(page.mine.training), t(page.mine.steps)
+        )
         if groups {
             let at = WallInstant(nanosecondsSinceEpoch: 1_764_000_000_000_000_000)
             let run = (uuid: "0f8fad5b-d9cb-469f-a165-70867728950e", sport: "run", started: at)
@@ -164,9 +171,11 @@ struct PageMakers {
                 return reactions
             }
             page.together = [together(TogetherAsk(Self.link, reader: .standard))]
-            var ring = GoalRing(done: 12_400_000, goal: 20_000_000, units: .km)
-            (ring.percent, ring.dash, ring.label) = (t(ring.percent), t(ring.dash), t(ring.label))
-            page.week.ring = ring
+            page.goals = goalCards(owner: nil).map {
+                var card = $0
+                card.delete = nil
+                return card
+            }
         }
         return page
     }
@@ -649,6 +658,18 @@ extension PageMakers {
         page.ask = page.ask.map { .init(action: t($0.action), username: t($0.username)) }
         page.links.edit = page.links.edit.map(t)
         page.links.others = page.links.others.map { .init(compare: link($0.compare), report: t($0.report)) }
+        var level = PersonPage.LevelPart(
+            Level(runs: [(.run, 42_500_000), (.bike, 180_000_000)], weeklyGoals: [], carried: true, groupGoal: false))
+        (level.title, level.next) = (t(level.title), t(level.next))
+        level.objectives = level.objectives.map { .init(name: t($0.name), rule: t($0.rule), done: $0.done) }
+        page.more.level = level
+        if own || friends {
+            page.more.goals = goalCards(owner: own ? nil : "bob").map {
+                var card = $0
+                card.delete = nil
+                return card
+            }
+        }
         if friends {
             page.more.records = [
                 .init(

@@ -12,7 +12,7 @@ import Training
 
 /// Issue 34's records (`GET /v1/me/records`): best efforts found inside runs with a known fastest
 /// stretch, the longest run and the biggest week, per sport; and, over random histories of
-/// uploads, entries by hand, deletions and sport changes, the records, the group's total and the
+/// uploads, entries by hand, deletions and sport changes, the records, the goals, the group's total and the
 /// weekly distances always equal a naive recomputation from the runs that remain.
 @Suite("Personal records")
 struct RecordsTests {
@@ -86,7 +86,7 @@ struct RecordsTests {
     }
 
     @Test(
-        "random histories: records, the group's total and the weeks equal a naive recomputation after every step",
+        "random histories: records, goals, the group's total and the weeks equal a naive recomputation after every step",
         arguments: Backend.available)
     func histories(_ backend: Backend) async throws {
         let harness = try StoreHarness(backend)
@@ -96,6 +96,9 @@ struct RecordsTests {
             _ = try await client.call(
                 .patch, "/v1/groups/\(group.id)", token: first,
                 send: GroupChange(sports: ["run": 1, "walk": 1, "bike": 0.25]))
+            for goal in Self.goals {
+                #expect(try await client.call(.post, "/v1/me/goals", token: first, send: goal).status == .created)
+            }
             harness.clock.advance(seconds: 60)
             let joined = harness.clock.now
             harness.clock.advance(seconds: 40 * 86_400)
@@ -160,6 +163,7 @@ struct RecordsTests {
                     }
                 }
                 try await Self.check(client, ada, group: group.id, kept, step: step)
+                try await Self.checkGoals(client, ada, kept, now: harness.clock.now, step: step)
             }
         }
     }
@@ -202,5 +206,68 @@ struct RecordsTests {
         #expect(
             Int64((weeks.weeks.reduce(0) { $0 + $1.distanceM } * 1000).rounded())
                 == kept.values.reduce(0) { $0 + $1.distanceMM }, "step \(step) weeks")
+    }
+
+    /// Weekly distance in every sport, weekly rides, and a daily walking distance.
+    static let goals = [
+        GoalSet(period: "week", measure: "distance", target: 20_000),
+        GoalSet(period: "week", measure: "runs", sport: "bike", target: 2),
+        GoalSet(period: "day", measure: "distance", sport: "walk", target: 3_000),
+    ]
+
+    /// Each goal's current period and 12 before it, summed naively (the account's calendar is UTC).
+    static func checkGoals(
+        _ client: any TestClientProtocol, _ token: String, _ kept: [String: Kept], now: WallInstant, step: Int
+    ) async throws {
+        let list = try await client.call(.get, "/v1/me/goals", token: token).decode(GoalList.self)
+        #expect(list.goals.count == 3, "step \(step) goals")
+        let day = 86_400 * nanosecondsPerSecond
+        var fourInARow = false
+        for goal in list.goals {
+            // The period's first instant: the day, or the Monday (UTC) before it.
+            func start(_ t: WallInstant) -> Int64 {
+                goal.period == "day" ? t.nanosecondsSinceEpoch / day * day : weekStart(t)
+            }
+            let length = goal.period == "day" ? day : 7 * day
+            var sums: [Int64: Double] = [:]
+            for run in kept.values where goal.sport == nil || goal.sport == run.sport {
+                sums[start(run.started), default: 0] += goal.measure == "runs" ? 1 : Double(run.distanceMM) / 1000
+            }
+            let current = start(now)
+            #expect(abs(goal.done - (sums[current] ?? 0)) < 0.001, "step \(step) \(goal.period) \(goal.measure) now")
+            #expect(goal.percent == Int(((sums[current] ?? 0) / goal.target * 100).rounded(.down)))
+            #expect(goal.history.count == 12)
+            var streak = 0
+            var broken = false
+            for (i, period) in goal.history.enumerated() {
+                let first = current - Int64(i + 1) * length
+                let done = sums[first] ?? 0
+                #expect(period.start == String(iso(WallInstant(nanosecondsSinceEpoch: first)).prefix(10)))
+                #expect(abs(period.done - done) < 0.001, "step \(step) \(goal.measure) \(period.start)")
+                #expect(period.met == (done >= goal.target - 0.0005))
+                if !broken && period.met { streak += 1 } else { broken = true }
+                if goal.period == "week", i >= 3,
+                    (0...3).allSatisfy({ (sums[current - Int64(i + 1 - $0) * length] ?? 0) >= goal.target - 0.0005 })
+                {
+                    fourInARow = true
+                }
+            }
+            #expect(goal.streak == streak, "step \(step) \(goal.measure) streak")
+        }
+        // The level: a point a whole kilometre, 50 an objective (no baton here, and the group's
+        // 1,000 km is never reached).
+        let level = try await client.call(.get, "/v1/me/level", token: token).decode(LevelView.self)
+        let total = kept.values.reduce(Int64(0)) { $0 + $1.distanceMM }
+        let longest = kept.values.filter { $0.sport == "run" }.map(\.distanceMM).max() ?? 0
+        var done: Set<String> = fourInARow ? ["four_weeks"] : []
+        for (id, mm) in [
+            ("first_5k", Int64(5_000_000)), ("first_10k", 10_000_000), ("half_marathon", 21_097_500),
+            ("marathon", 42_195_000),
+        ] where longest >= mm {
+            done.insert(id)
+        }
+        #expect(Set(level.objectives.filter(\.done).map(\.id)) == done, "step \(step) objectives")
+        #expect(level.points == Int(total / 1_000_000) + 50 * done.count, "step \(step) points")
+        #expect(Level.threshold(level.level) <= level.points && level.points < Level.threshold(level.level + 1))
     }
 }

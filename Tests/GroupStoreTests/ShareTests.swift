@@ -114,7 +114,7 @@ struct ShareTests {
                 try await client.call(.get, "/me/week/card.svg", headers: [.cookie: cookies["ada"]!]).text)
             #expect(goal.texts.contains("50 %") && goal.lines.count == 1, "\(goal.texts)")
             let home = try await client.call(.get, "/", headers: [.cookie: cookies["ada"]!]).text
-            #expect(home.contains("5.76 km of your weekly goal of 11.52 km: 50 %"))
+            #expect(home.contains("of your weekly distance goal of 11.5 km: 50 %"))
             #expect(try await client.call(.get, "/me/week/card.svg").status == .seeOther, "signed out: to sign in")
         }
     }

@@ -67,7 +67,7 @@ struct TrainingPageTests {
             let goal = try await AccountPageTests.post(client, "/settings/week-goal", ["goal": "10"], cookie: cookie)
             #expect(goal.status == .seeOther)
             let home = try await client.call(.get, "/", headers: [.cookie: cookie])
-            #expect(home.text.contains("7.50 km of your weekly goal of 10.00 km: 75 %"), "\(home.text)")
+            #expect(home.text.contains("7.5 km of your weekly distance goal of 10.0 km: 75 %"), "\(home.text)")
         }
     }
 }

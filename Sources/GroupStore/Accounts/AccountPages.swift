@@ -27,9 +27,10 @@ extension WebPages {
                 packs: PacksPart(
                     try await repository.devices(account: account.id), now: now, zone: account.timeZone),
                 reactions: Reactions(count: reactions.count, newest: reactions.newest, reader: reader))
-            home.week.ring = account.weekGoalMM.map {
-                GoalRing(done: week?.mm ?? 0, goal: $0, units: reader.units)
+            home.goals = try await services.goalProgress(account, viewer: account.id, now: now).map {
+                GoalCard($0, units: reader.units, owner: nil)
             }
+            for i in home.goals.indices { home.goals[i].delete = nil }
             home.together = try await repository.togetherAsks(account: account.id).map {
                 TogetherAsk($0, reader: reader)
             }
@@ -100,6 +101,9 @@ struct HomePage: PageModel {
     var reactions: Reactions? = nil
     /// Friends' runs that name the person as having run them too, to answer.
     var together: [TogetherAsk] = []
+    /// The person's goals as rings, and the page that sets them.
+    var goals: [GoalCard] = []
+    var mine = Mine()
     var newGroup = SitePath.newGroup.path
     var allRuns = SitePath.runs().path
     var upload = SitePath.upload.path
@@ -107,10 +111,15 @@ struct HomePage: PageModel {
     struct Week: Sendable, Equatable {
         var distance: String
         var runs: String
-        /// The week against the person's goal, when they set one.
-        var ring: GoalRing? = nil
         /// The week's card, as SVG (and PNG, made by the page's script).
         var card = SitePath.weekCard.path
+    }
+
+    /// The person's own pages: goals, training, steps.
+    struct Mine: Sendable, Equatable {
+        var goals = SitePath.goals.path
+        var training = SitePath.training(weeks: 12, days: 90).path
+        var steps = SitePath.steps.path
     }
 
     struct GroupRow: Sendable, Equatable {

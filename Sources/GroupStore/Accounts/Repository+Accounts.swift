@@ -2,6 +2,12 @@ import HandoffModel
 
 /// Accounts and their tokens: sessions and packs' device tokens.
 extension StoreRepository {
+    /// An account's columns, with its weekly distance goal (kept among its goals, `goal`).
+    static let accountColumns = """
+        account.*, (SELECT target FROM goal WHERE goal.account_id = account.id AND goal.period = 'week'
+            AND goal.measure = 'distance' AND goal.sport = '') AS week_goal_mm
+        """
+
     static func account(_ row: SQLRow) throws(SQLError) -> Account {
         try Account(
             id: row.int("id"), email: row.text("email"), username: row.text("username"),
@@ -100,7 +106,7 @@ extension StoreRepository {
         try await read { db in
             try await db.one(
                 """
-                SELECT account.* FROM password_reset JOIN account ON account.id = password_reset.account_id
+                SELECT \(Self.accountColumns) FROM password_reset JOIN account ON account.id = password_reset.account_id
                 WHERE password_reset.token_hash = ? AND password_reset.expires_ns >= ?
                 """, AccountService.digest(token), now.nanosecondsSinceEpoch
             ).map(Self.account)
@@ -144,21 +150,27 @@ extension StoreRepository {
     }
 
     func account(id: Int64) async throws -> Account? {
-        try await read { db in try await db.one("SELECT * FROM account WHERE id = ?", id).map(Self.account) }
+        try await read { db in
+            try await db.one("SELECT \(Self.accountColumns) FROM account WHERE id = ?", id).map(Self.account)
+        }
     }
 
     /// By email or username, compared by their keys (any case, any Unicode spelling).
     func account(login: String) async throws -> Account? {
         let key = TextRules.key(login)
         return try await read { db in
-            try await db.one("SELECT * FROM account WHERE email_key = ? OR username_key = ?", key, key).map(
+            try await db.one(
+                "SELECT \(Self.accountColumns) FROM account WHERE email_key = ? OR username_key = ?", key, key
+            ).map(
                 Self.account)
         }
     }
 
     func account(username: String) async throws -> Account? {
         try await read { db in
-            try await db.one("SELECT * FROM account WHERE username_key = ?", TextRules.key(username)).map(Self.account)
+            try await db.one(
+                "SELECT \(Self.accountColumns) FROM account WHERE username_key = ?", TextRules.key(username)
+            ).map(Self.account)
         }
     }
 
@@ -197,7 +209,7 @@ extension StoreRepository {
         // Every request with a bearer token asks this: one statement, no transaction.
         let found: Credential? = try await readOne(
             """
-            SELECT account.*, token.scope, token.device_id, device.last_seen_ns FROM token
+            SELECT \(Self.accountColumns), token.scope, token.device_id, device.last_seen_ns FROM token
             JOIN account ON account.id = token.account_id
             LEFT JOIN device ON device.id = token.device_id
             WHERE token.hash = ? AND token.expires_ns > ?

@@ -52,6 +52,12 @@ enum SitePath: Equatable {
     case trainingJSON(weeks: Int, days: Int)
     /// The person's steps over the last 30 days.
     case steps
+    /// POST: the person's daily step goal.
+    case stepsGoal
+    /// The person's goals with their rings and history; POST: a goal set or replaced.
+    case goals
+    /// POST: one of the person's goals removed.
+    case goalDelete(Int64)
     /// POST: the viewer's kudos on a run, given (`give=yes`) or taken back.
     case runKudos(String)
     /// POST: a new comment on a run.
@@ -143,6 +149,9 @@ enum SitePath: Equatable {
         case .training(let weeks, let days): "/me/training?weeks=\(weeks)&days=\(days)"
         case .trainingJSON(let weeks, let days): "/v1/me/training?weeks=\(weeks)&days=\(days)"
         case .steps: "/me/steps"
+        case .stepsGoal: "/me/steps/goal"
+        case .goals: "/me/goals"
+        case .goalDelete(let id): "/me/goals/\(id)/delete"
         case .runKudos(let uuid): "/runs/\(Self.percentEncode(uuid))/kudos"
         case .runComments(let uuid): "/runs/\(Self.percentEncode(uuid))/comments"
         case .runPost(let uuid): "/runs/\(Self.percentEncode(uuid))/post"

@@ -103,6 +103,7 @@ public enum StoreApplication {
         RunRoutes(services: services).register(router)
         RecordRoutes(services: services).register(router)
         TrainingRoutes(services: services).register(router)
+        GoalRoutes(services: services).register(router)
         FriendRoutes(services: services).register(router)
         SocialRoutes(services: services).register(router)
         ModerationRoutes(services: services).register(router)

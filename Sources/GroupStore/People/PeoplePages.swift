@@ -25,6 +25,9 @@ struct PersonPage: PageModel {
     var more = More()
 
     struct More: Sendable, Equatable {
+        /// The person's goals: shown to them and their friends, counted over the runs the viewer may see.
+        var goals: [GoalCard] = []
+        var level: LevelPart? = nil
         var records: [RecordRow] = []
         /// Others' runs the person ran with them, that the viewer may see.
         var together: [Together] = []
@@ -41,6 +44,28 @@ struct PersonPage: PageModel {
     struct Others: Sendable, Equatable {
         var compare: Link
         var report: String
+    }
+
+    /// "Level 3", its points, and each objective with its rule, done or not.
+    struct LevelPart: Sendable, Equatable {
+        var title: String
+        var next: String
+        var objectives: [Objective]
+
+        struct Objective: Sendable, Equatable {
+            var name: String
+            var rule: String
+            var done: Bool
+        }
+
+        init(_ level: Level) {
+            title = "Level \(level.level)"
+            next =
+                "\(level.points) points; \(Level.threshold(level.level + 1) - level.points) more for level \(level.level + 1)."
+            objectives = Level.objectives.map {
+                Objective(name: $0.name, rule: $0.rule, done: level.done.contains($0.id))
+            }
+        }
     }
 
     struct Together: Sendable, Equatable {
@@ -121,6 +146,17 @@ extension WebPages {
                     account: account, link: Link(href: SitePath.friends.path, label: "Your friends"))
             }
             var page = PersonPage(person, reader: Reader(account), viewer: account.username)
+            let goalsSeen = person.relation.isOwner || (person.relation.isFriend && !person.relation.blocked)
+            if let owner = try await services.repository.account(id: person.id) {
+                page.more.level = PersonPage.LevelPart(
+                    try await services.level(owner, viewer: account.id, goalsSeen: goalsSeen))
+            }
+            if goalsSeen, let owner = try await services.repository.account(id: person.id) {
+                page.more.goals = try await services.goalProgress(owner, viewer: account.id, now: services.now()).map {
+                    GoalCard($0, units: Reader(account).units, owner: person.relation.isOwner ? nil : person.username)
+                }
+                for i in page.more.goals.indices { page.more.goals[i].delete = nil }
+            }
             page.more.records = RecordRow.rows(
                 try await services.records(account: person.id, viewer: account.id), reader: Reader(account))
             page.more.together = try await services.repository.ranWith(account: person.id, viewer: account.id).map {

@@ -4,6 +4,16 @@ import HandoffModel
 import Hummingbird
 import Training
 
+extension RunDerived {
+    init(_ activity: Activity) {
+        efforts = BestEfforts.find(activity)
+        // As the run's facts count them: the session's total, else the last point's count.
+        steps = (activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps).flatMap {
+            (0...10_000_000).contains($0) ? $0 : nil
+        }
+    }
+}
+
 extension BestEfforts {
     /// The best efforts inside an activity, from the distances its device recorded (or, where it
     /// recorded none, that its reader took from the track).
@@ -79,24 +89,26 @@ struct PersonalRecords: Sendable {
 }
 
 extension Services {
-    /// Finds the best efforts of the account's runs stored before they were kept (schema 21),
-    /// from their files on the upload workers, a hundred at a time; each run once.
+    /// Finds the best efforts and steps of the account's runs stored before they were kept
+    /// (schemas 21 and 22), from their files on the upload workers, a hundred at a time.
     func fillEfforts(account: Int64) async throws {
         while true {
             let uuids = try await repository.runsWithoutEfforts(account: account, limit: 100)
             guard !uuids.isEmpty else { return }
             for uuid in uuids {
-                var efforts: [BestEfforts.Effort] = []
+                var derived = RunDerived()
                 if let (format, bytes) = try await repository.runFileIfAny(uuid: uuid, account: account),
                     let format = ActivityFormat(rawValue: format)
                 {
                     do {
-                        efforts = try await uploads.run { (try? format.read(bytes)).map(BestEfforts.find) ?? [] }
+                        derived = try await uploads.run {
+                            (try? format.read(bytes)).map(RunDerived.init) ?? RunDerived()
+                        }
                     } catch {
                         throw StoreError.busy("reading runs")
                     }
                 }
-                try await repository.keepEfforts(uuid: uuid, account: account, efforts)
+                try await repository.keepDerived(uuid: uuid, account: account, derived)
             }
         }
     }

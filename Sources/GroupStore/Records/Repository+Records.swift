@@ -2,6 +2,13 @@ import HandoffAPI
 import HandoffModel
 import Training
 
+/// What the store finds in a run's file once and keeps on the run, beside its facts: its best
+/// efforts (`run_effort`) and its steps (`run.steps`).
+struct RunDerived: Sendable, Equatable {
+    var efforts: [BestEfforts.Effort] = []
+    var steps: Int?
+}
+
 /// A best effort as kept: the run that set it and the time, over a standard distance.
 struct KeptEffort: Sendable, Equatable {
     var sport: Sport
@@ -28,9 +35,9 @@ extension StoreRepository {
     /// Whole metres: only ever one of `BestEfforts.standard`'s distances, never a file's value.
     static func effortKey(_ meters: Double) -> Int64 { Int64(meters.rounded()) }
 
-    /// Keeps the run's best efforts and marks it as looked at.
-    static func keepEfforts(_ db: any SQLSession, _ run: StoredRun, _ efforts: [BestEfforts.Effort]) async throws {
-        for effort in efforts {
+    /// Keeps the run's best efforts and steps, and marks it as looked at.
+    static func keepDerived(_ db: any SQLSession, _ run: StoredRun, _ derived: RunDerived) async throws {
+        for effort in derived.efforts {
             // A file's times are its own: an effort whose milliseconds do not fit is not kept.
             guard let milliseconds = Int64(exactly: (effort.seconds * 1000).rounded()), milliseconds >= 0 else {
                 continue
@@ -41,7 +48,8 @@ extension StoreRepository {
                 ON CONFLICT (run_id, distance_m) DO UPDATE SET elapsed_ms = excluded.elapsed_ms
                 """, run.id, run.accountID, run.sport, effortKey(effort.meters), milliseconds)
         }
-        try await db.query("UPDATE run SET efforts = 1 WHERE id = ?", run.id)
+        try await db.query(
+            "UPDATE run SET efforts = 1, steps = ? WHERE id = ?", derived.steps.map(Int64.init), run.id)
     }
 
     /// Up to `limit` of the account's runs stored before best efforts were kept.
@@ -54,15 +62,15 @@ extension StoreRepository {
         }
     }
 
-    /// Keeps the best efforts found in an older run's file (none when it cannot be read).
-    func keepEfforts(uuid: String, account: Int64, _ efforts: [BestEfforts.Effort]) async throws {
+    /// Keeps what was found in an older run's file (nothing when it cannot be read).
+    func keepDerived(uuid: String, account: Int64, _ derived: RunDerived) async throws {
         try await write { db in
             guard
                 let row = try await db.one(
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ? AND efforts IS NULL", uuid, account
                 )
             else { return }  // deleted, or found meanwhile
-            try await Self.keepEfforts(db, try StoredRun(row), efforts)
+            try await Self.keepDerived(db, try StoredRun(row), derived)
         }
     }
 

@@ -55,7 +55,7 @@ extension StoreRepository {
             // An entry by hand has no track to look inside; a test's run has no facts (then its
             // file is read for them when records are first asked for).
             if run.facts != nil || run.format == ManualEntry.format {
-                try await Self.keepEfforts(db, stored, run.facts?.efforts ?? [])
+                try await Self.keepDerived(db, stored, run.facts?.derived ?? RunDerived())
             }
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)

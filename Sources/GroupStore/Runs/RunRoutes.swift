@@ -111,7 +111,7 @@ struct RunRoutes {
             format: format.rawValue, sha256: digest, file: file, summary: summary,
             averageHeartRate: statistics.averageHeartRate.flatMap {
                 $0.isFinite && $0 > 0 && $0 < 300 ? Int64($0.rounded()) : nil
-            }, facts: (facts.encoded(), facts.thumbnail(), BestEfforts.find(activity)))
+            }, facts: (facts.encoded(), facts.thumbnail(), RunDerived(activity)))
     }
 
     /// How far ahead of the store's clock a run may start (a device's clock may be a little fast).

@@ -114,8 +114,8 @@ struct NewRun: Sendable {
     var averageHeartRate: Int64? = nil
     /// What its page shows (`RunFacts.encoded`), kept beside the file, and the feed's small
     /// route (`RunFacts.thumbnail`); none from a test's run.
-    /// Its best efforts (`BestEfforts`) come with them.
-    var facts: (bytes: [UInt8], thumbnail: String?, efforts: [BestEfforts.Effort])? = nil
+    /// Its best efforts and steps (`RunDerived`) come with them.
+    var facts: (bytes: [UInt8], thumbnail: String?, derived: RunDerived)? = nil
 
     /// The group whose baton the pack claimed (in `summary`), having started the run offline.
     var batonClaim: Int64? { RunRoutes.batonClaim(summary) }

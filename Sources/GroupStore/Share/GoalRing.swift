@@ -8,12 +8,13 @@ struct GoalRing: Sendable, Equatable {
     var dash: String
     var label: String
 
-    init(done: Int64, goal: Int64, units: Units) {
-        let share = goal > 0 ? Double(done) / Double(goal) : 0
+    /// A ring for any share done (1 is the whole circle), with its words.
+    init(share: Double, percent: Int, label: String) {
         let circumference = 2 * Double.pi * 40
-        percent = String(Int((share * 100).rounded(.down)))
-        dash = RunMap.number(circumference * min(max(share, 0), 1)) + " " + RunMap.number(circumference)
-        label =
-            "\(units.distance(meters: Double(done) / 1000)) of your weekly goal of \(units.distance(meters: Double(goal) / 1000)): \(percent) %"
+        self.percent = String(percent)
+        dash =
+            RunMap.number(circumference * min(max(share.isFinite ? share : 0, 0), 1)) + " "
+            + RunMap.number(circumference)
+        self.label = label
     }
 }

@@ -147,6 +147,11 @@ extension StoreRepository {
     }
 
     func setWeekGoal(account: Int64, mm: Int64?) async throws {
-        try await write { db in try await db.query("UPDATE account SET week_goal_mm = ? WHERE id = ?", mm, account) }
+        if let mm {
+            _ = try await setGoal(
+                account: account, PersonalGoal(period: .week, measure: .distance, sport: nil, target: mm))
+        } else {
+            try await clearGoal(account: account, period: .week, measure: .distance, sport: nil)
+        }
     }
 }

@@ -24,6 +24,28 @@ extension Schema {
                     PRIMARY KEY (run_id, distance_m)
                 );
                 CREATE INDEX run_effort_best ON run_effort (account_id, sport, distance_m, elapsed_ms)
-                """)
+                """),
+        // Each run's steps (the pack's pedometer, or a file's), found with its best efforts: so
+        // every run is looked at again, lazily, as at version 21. Each person's goals per day or
+        // week (`/me/goals`), the weekly distance goal of version 20 among them; `sport` is ''
+        // for all sports, so that the unique key holds.
+        Migration(
+            version: 22, name: "each run's steps and each person's goals",
+            sql: """
+                ALTER TABLE run ADD COLUMN steps INT;
+                UPDATE run SET efforts = NULL WHERE format <> 'manual';
+                CREATE TABLE goal (
+                    id ID,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    period TEXT NOT NULL,
+                    measure TEXT NOT NULL,
+                    sport TEXT NOT NULL DEFAULT '',
+                    target INT NOT NULL,
+                    UNIQUE (account_id, period, measure, sport)
+                );
+                INSERT INTO goal (account_id, period, measure, sport, target)
+                    SELECT id, 'week', 'distance', '', week_goal_mm FROM account WHERE week_goal_mm IS NOT NULL;
+                ALTER TABLE account DROP COLUMN week_goal_mm
+                """),
     ]
 }

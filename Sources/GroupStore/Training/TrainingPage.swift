@@ -231,6 +231,7 @@ struct TrainingRoutes {
     let services: Services
 
     func register(_ router: RouteRecorder) {
+        registerSteps(router)
         router.get("/v1/me/training") { request, _ in
             let account = try await services.caller(request).account
             let (weeks, days) = try WebPages.span(request)

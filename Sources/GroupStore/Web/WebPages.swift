@@ -28,6 +28,8 @@ struct WebPages {
         registerPeoplePages(pages)
         registerEntryPage(pages)
         registerTrainingPages(pages)
+        registerStepsPages(pages)
+        registerGoalPages(pages)
         registerComparePage(pages)
         registerAtomFeed(pages)
         registerProfileForm(pages)
