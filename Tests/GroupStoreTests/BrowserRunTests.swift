@@ -273,7 +273,7 @@ struct BrowserRunTests {
         try await browser.click("#week-goal button")
         try await browser.waitFor("the settings with a notice") { $0.hasSuffix("/settings?done=week-goal") }
         try await browser.open(origin + "/")
-        #expect(try await browser.count(".week svg.ring") == 1)
+        #expect(try await browser.count(".goals svg.ring") == 1)
         try await look.check("home-week")
         try await browser.open(origin + "/people/ada/report")
         try await look.check("report")

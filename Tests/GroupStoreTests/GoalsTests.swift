@@ -159,18 +159,30 @@ struct GoalsTests {
             let page = try await client.call(.get, "/me/goals", headers: [.cookie: cookies["ada"]!]).text
             #expect(page.contains("Weekly distance") && page.contains("0.0 km of 25.5 km"))
 
-            // A public run, so that a stranger could see runs but still no goals.
-            _ = try await client.call(
-                .post, "/v1/runs", token: tokens["ada"]!,
-                send: ManualRun(
-                    sport: "run",
-                    startedAt: iso(harness.clock.now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond)),
-                    elapsedS: 1_800, distanceM: 5_000))
-            let seen: [String: Bool] = ["ada": true, "bob": true, "cleo": false]
-            for (viewer, shown) in seen {
+            // A public 5 km and a private 3 km: a stranger could see a run but still no goals,
+            // and a friend's ring counts the public one only.
+            for (meters, visibility) in [(5_000.0, "public"), (3_000, "private")] {
+                let entered = try await client.call(
+                    .post, "/v1/runs", token: tokens["ada"]!,
+                    send: ManualRun(
+                        sport: "run",
+                        startedAt: iso(harness.clock.now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond)),
+                        elapsedS: 1_800, distanceM: meters))
+                let uuid = try entered.decode(RunView.self).uuid
+                let changed = try await client.call(
+                    .patch, "/v1/runs/\(uuid)", token: tokens["ada"]!, send: RunChange(visibility: visibility))
+                #expect(changed.status == .ok)
+            }
+            let rings: [String: String?] = [
+                "ada": "8.0 km of your weekly distance goal of 25.5 km",
+                "bob": "5.0 km of ada&#39;s weekly distance goal of 25.5 km",
+                "cleo": nil,
+            ]
+            for (viewer, ring) in rings {
                 let profile = try await client.call(.get, "/people/ada", headers: [.cookie: cookies[viewer]!]).text
-                #expect(profile.contains("<h2>Goals</h2>") == shown, "\(viewer)")
-                #expect(profile.contains("weekly distance goal of 25.5 km") == shown, "\(viewer)")
+                #expect(profile.contains("<h2>Goals</h2>") == (ring != nil), "\(viewer)")
+                #expect(profile.contains("weekly distance goal of 25.5 km") == (ring != nil), "\(viewer)")
+                if let ring { #expect(profile.contains(ring), "\(viewer): \(profile)") }
             }
             let friend = try await client.call(.get, "/people/ada", headers: [.cookie: cookies["bob"]!]).text
             #expect(friend.contains("of ada&#39;s weekly distance goal") && !friend.contains("Remove</button>"))
