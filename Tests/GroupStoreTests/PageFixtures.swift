@@ -620,6 +620,7 @@ extension PageMakers {
         page.heart = .init(
             action: t(page.heart.action), maximum: t(page.heart.maximum), goal: t(notice ? "25" : ""),
             goalAction: t(page.heart.goalAction), unit: t(page.heart.unit))
+        page.heart.resting = t(notice ? "52" : "")
         page.audience = audience(page.audience)
         page.delete = .init(action: t(page.delete.action), consequence: t(page.delete.consequence))
         page.profile.photo = photoForm(notice ? Self.photos[1] : nil)

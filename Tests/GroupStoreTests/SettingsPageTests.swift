@@ -72,6 +72,8 @@ struct SettingsPageTests {
             _ = try await AccountPageTests.post(
                 client, "/settings/profile", ["nickname": "Ada", "nickname_visibility": "public"], cookie: cookie)
             _ = try await client.call(.post, "/v1/runs/\(run)/comments", token: ada, json: ["text": "Felt easy"])
+            _ = try await client.call(
+                .post, "/v1/me/goals", token: ada, send: GoalSet(period: "day", measure: "steps", target: 9_000))
             let export = try await client.call(.get, "/settings/export", headers: [.cookie: cookie])
             #expect(export.status == .ok && export.headers[.contentType] == "application/zip")
             let names = ZipReading.names(Array(export.body))
@@ -91,12 +93,12 @@ struct SettingsPageTests {
                 URL(fileURLWithPath: "/usr/bin/env"),
                 [
                     "python3", "-c",
-                    "import json, sys, zipfile; a = json.load(zipfile.ZipFile(sys.argv[1]).open('account.json')); print(a['max_heart_rate_bpm'], a['new_runs_visibility'], a['runs'][0]['visibility'], len(a['friends']), a['profile']['nickname']['visibility'], a['comments'][0]['text'])",
+                    "import json, sys, zipfile; a = json.load(zipfile.ZipFile(sys.argv[1]).open('account.json')); print(a['max_heart_rate_bpm'], a['new_runs_visibility'], a['runs'][0]['visibility'], len(a['friends']), a['profile']['nickname']['visibility'], a['comments'][0]['text'], *[g[k] for g in a['goals'] for k in ('period', 'measure', 'sport')], float(a['goals'][0]['target']))",
                     zipped.file("export.zip").path,
                 ])
             #expect(
                 account.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                    == "190 groups groups 0 public Felt easy",
+                    == "190 groups groups 0 public Felt easy day steps all 9000.0",
                 "\(account.stderr)")
             // Cleared: each run's own highest again.
             _ = try await AccountPageTests.post(client, "/settings/heart-rate", ["maximum": ""], cookie: cookie)

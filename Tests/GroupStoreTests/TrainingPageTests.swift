@@ -56,6 +56,27 @@ struct TrainingPageTests {
             #expect(view.days.filter { $0.load > 0 }.count == 3 && view.days.last!.fitness > 0)
             #expect(try await client.call(.get, "/v1/me/training?weeks=13", token: ada).status == .unprocessableContent)
 
+            // The heart rates from /settings: TRIMP over 50 to 190 bpm; refusals say which and why.
+            for (fields, words) in [
+                (["maximum": "190", "resting": "29"], "resting heart rate is a whole number"),
+                (["maximum": "130", "resting": "115"], "at least 20 beats below"),
+            ] {
+                let refused = try await AccountPageTests.post(client, "/settings/heart-rate", fields, cookie: cookie)
+                #expect(refused.status == .unprocessableContent && refused.text.contains(words), "\(fields)")
+            }
+            let saved = try await AccountPageTests.post(
+                client, "/settings/heart-rate", ["maximum": "190", "resting": "50"], cookie: cookie)
+            #expect(saved.status == .seeOther)
+            #expect(
+                try await client.call(.get, "/settings", headers: [.cookie: cookie]).text.contains(
+                    "name=\"resting\" type=\"number\" inputmode=\"numeric\" min=\"30\" max=\"120\" value=\"50\""))
+            let set = try await client.call(.get, "/v1/me/training", token: ada).decode(TrainingView.self)
+            #expect(set.restingHeartRate == 50 && set.maximumHeartRate == 190 && set.heartRateSource == "settings")
+            let reserve = (150.0 - 50) / (190 - 50)
+            let trimp = 2_000.0 / 60 * reserve * 0.64 * exp(1.92 * reserve)
+            let setDay = try #require(set.days.first { $0.date == "2026-11-23" })
+            #expect(abs(setDay.load - trimp) < 0.1, "\(setDay.load) vs \(trimp)")
+
             let page = try await client.call(.get, "/me/training?weeks=52&days=365", headers: [.cookie: cookie])
             #expect(page.status == .ok)
             #expect(page.text.contains("<rect class=\"s-swim\"") && page.text.contains("<rect class=\"s-bike\""))

@@ -77,6 +77,7 @@ extension WebPages {
                     "packs": devices.map { ["name": $0.name, "linked_at": iso($0.created)] }, "runs": runs,
                 ]
                 if let bpm = account.maximumHeartRate { accountJSON["max_heart_rate_bpm"] = bpm }
+                if let bpm = account.restingHeartRate { accountJSON["rest_heart_rate_bpm"] = bpm }
                 accountJSON["new_runs_visibility"] = account.audience.run.rawValue
                 accountJSON["new_maps_visibility"] = account.audience.map.rawValue
                 accountJSON["friends"] = try await repository.friends(account.id).map {
@@ -87,6 +88,12 @@ extension WebPages {
                     uniqueKeysWithValues: profile.values.map { field, value in
                         (field.rawValue, ["value": value, "visibility": profile.level(field).rawValue])
                     })
+                accountJSON["goals"] = try await repository.goals(account: account.id).map { goal -> [String: Any] in
+                    [
+                        "period": goal.period.rawValue, "measure": goal.measure.rawValue,
+                        "sport": goal.sport?.rawValue ?? "all", "target": Double(goal.target) / goal.measure.scale,
+                    ]
+                }
                 accountJSON["photos"] = photoList
                 accountJSON["comments"] = try await repository.commentsWritten(account: account.id).map {
                     ["run": $0.run, "text": $0.text, "created_at": iso($0.created)]

@@ -114,14 +114,26 @@ extension WebPages {
             let form = try await Self.form(request, context)
             let text = (form["maximum"] ?? "").trimmingCharacters(in: .whitespaces)
             let bpm = Int(text)
-            guard text.isEmpty || bpm.map(AccountRules.maximumHeartRates.contains) == true else {
+            // A form without the resting field (an older page) leaves it as it is.
+            let restText = form["resting"].map { $0.trimmingCharacters(in: .whitespaces) }
+            let resting = restText.map { Int($0) } ?? account.restingHeartRate
+            let maximumOK = text.isEmpty || bpm.map(AccountRules.maximumHeartRates.contains) == true
+            let restingOK =
+                restText.map { $0.isEmpty || Int($0).map(AccountRules.restingHeartRates.contains) == true } ?? true
+            guard maximumOK, restingOK, (bpm ?? 230) > (resting ?? 0) + 20 else {
                 var page = try await settings(account)
+                let (low, high) = (AccountRules.maximumHeartRates, AccountRules.restingHeartRates)
                 page.error =
-                    "A maximum heart rate is a whole number of beats per minute from \(AccountRules.maximumHeartRates.lowerBound) to \(AccountRules.maximumHeartRates.upperBound), or empty."
+                    !maximumOK
+                    ? "A maximum heart rate is a whole number of beats per minute from \(low.lowerBound) to \(low.upperBound), or empty."
+                    : !restingOK
+                        ? "A resting heart rate is a whole number of beats per minute from \(high.lowerBound) to \(high.upperBound), or empty."
+                        : "The resting heart rate must be at least 20 beats below the maximum."
                 page.heart.maximum = text
+                page.heart.resting = restText ?? page.heart.resting
                 return Self.render(page, status: .unprocessableContent)
             }
-            try await services.repository.setMaximumHeartRate(account: account.id, bpm)
+            try await services.repository.setHeartRates(account: account.id, maximum: bpm, resting: resting)
             return Self.redirect(SitePath.settings.path + "?done=heart-rate")
         }
         router.signedIn(.post, "/settings/account") { request, context, account in

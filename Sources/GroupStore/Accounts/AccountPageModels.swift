@@ -111,6 +111,7 @@ struct SettingsPage: PageModel {
     struct HeartForm: Sendable, Equatable {
         var action = SitePath.heartRate.path
         var maximum: String
+        var resting = ""
         /// The weekly distance goal, in the person's units ("" for none), and its form.
         var goal = ""
         var goalAction = SitePath.weekGoal.path
@@ -133,6 +134,7 @@ struct SettingsPage: PageModel {
         self.profile = ProfileForm(profile, now: now)
         preferences = Preferences(Reader(account), next: SitePath.settings.path)
         heart = HeartForm(maximum: account.maximumHeartRate.map(String.init) ?? "")
+        heart.resting = account.restingHeartRate.map(String.init) ?? ""
         let units = Reader(account).units
         heart.unit = units.name
         heart.goal = account.weekGoalMM.map { Self.number(Double($0) / 1000 / units.meters) } ?? ""

@@ -14,6 +14,8 @@ public struct Account: Sendable, Equatable {
     public var timeZone = "UTC"
     /// Beats per minute, when the person has said (`/settings`): the top of their zones.
     public var maximumHeartRate: Int? = nil
+    /// Beats per minute at rest, when the person has said: the floor of the training load's TRIMP.
+    public var restingHeartRate: Int? = nil
     /// Millimetres a week, when the person has set a goal (`/settings`): the ring on their home
     /// page and week card.
     public var weekGoalMM: Int64? = nil
@@ -33,6 +35,8 @@ enum AccountRules {
     static let minimumPasswordLength = 10
     /// Maximum heart rates a person may give, beats per minute.
     static let maximumHeartRates = 100...230
+    /// Resting heart rates a person may give, beats per minute.
+    static let restingHeartRates = 30...120
     /// bcrypt reads only the first 72 bytes of a password: longer ones would be silently cut.
     static let maximumPasswordBytes = 72
 

@@ -14,6 +14,7 @@ extension StoreRepository {
             passwordHash: row.text("password_hash"), created: WallInstant(nanosecondsSinceEpoch: row.int("created_ns")),
             units: row.text("units"), timeZone: row.text("time_zone"),
             maximumHeartRate: row.intOrNil("max_heart_rate").map { Int($0) },
+            restingHeartRate: row.intOrNil("rest_heart_rate").map { Int($0) },
             weekGoalMM: row.intOrNil("week_goal_mm"),
             audience: Self.audience(row.text("run_visibility"), row.text("map_visibility")))
     }
@@ -67,9 +68,11 @@ extension StoreRepository {
     }
 
     /// Sets the person's maximum heart rate (nil: not said).
-    func setMaximumHeartRate(account: Int64, _ bpm: Int?) async throws {
+    func setHeartRates(account: Int64, maximum: Int?, resting: Int?) async throws {
         try await write { db in
-            try await db.query("UPDATE account SET max_heart_rate = ? WHERE id = ?", bpm.map(Int64.init), account)
+            try await db.query(
+                "UPDATE account SET max_heart_rate = ?, rest_heart_rate = ? WHERE id = ?", maximum.map(Int64.init),
+                resting.map(Int64.init), account)
         }
     }
 

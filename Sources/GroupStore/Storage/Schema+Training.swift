@@ -47,5 +47,9 @@ extension Schema {
                     SELECT id, 'week', 'distance', '', week_goal_mm FROM account WHERE week_goal_mm IS NOT NULL;
                 ALTER TABLE account DROP COLUMN week_goal_mm
                 """),
+        // A person's resting heart rate (`/settings`), for the training load; NULL: assumed 60.
+        Migration(
+            version: 23, name: "each person's resting heart rate",
+            sql: "ALTER TABLE account ADD COLUMN rest_heart_rate INT"),
     ]
 }

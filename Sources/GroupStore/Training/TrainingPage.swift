@@ -221,7 +221,7 @@ extension Services {
         let female = try await repository.profile(account: account.id).values[.gender] == "woman"
         return TrainingPicture(
             runs: runs, now: now, zone: account.timeZone, weekCount: weeks, dayCount: days,
-            settings: (nil, account.maximumHeartRate), female: female)
+            settings: (account.restingHeartRate, account.maximumHeartRate), female: female)
     }
 }
 
