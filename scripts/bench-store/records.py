@@ -3,9 +3,10 @@
 handoff-store over a database where account 1 (ada) has RUNS runs over ten years (80 % runs, 10 %
 rides, 8 % walks, 2 % swims; most with a heart rate) and OTHERS other runs belong to 1,000 other
 people. Each of ada's runs has its best efforts kept, as an upload leaves them (`run_effort`,
-`run.efforts = 1`). One client asks REQUESTS times each of `GET /v1/me/records`, `GET
-/v1/me/training?weeks=52&days=365`, `/me/training?weeks=52&days=365` and ada's profile (which
-lists the records); prints p50/p99 and the query plans of the record probe and the training read.
+`run.efforts = 1`), and she has three goals. One client asks REQUESTS times each of `GET
+/v1/me/records`, `GET /v1/me/training?weeks=52&days=365`, `/me/training?weeks=52&days=365`, ada's
+profile (records, level and goals), `GET /v1/me/goals`, `GET /v1/me/level` and the home page;
+prints p50/p99 and the query plans of the record probe and the training read.
 
     scripts/bench-store/records.py BIN [POSTGRES_ADMIN_URL] [--runs N] [--others N] [--requests N]
 
@@ -56,6 +57,8 @@ def world(runs, others):
         ("run", "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, "
                 "summary, uploaded_ns, visibility, map_visibility, heart_rate_avg, efforts", run_rows),
         ("run_effort", "run_id, account_id, sport, distance_m, elapsed_ms", efforts),
+        ("goal", "account_id, period, measure, sport, target",
+         [(1, "week", "distance", "", 40_000_000), (1, "day", "steps", "", 8_000), (1, "week", "runs", "run", 4)]),
     ]
 
 
@@ -128,6 +131,9 @@ def bench(bin_dir, database, options, work):
                 port, "/v1/me/training?weeks=52&days=365", auth, requests),
             "/me/training (52 weeks, 365 days)": measure(port, "/me/training?weeks=52&days=365", cookie, requests),
             "/people/ada (with records)": measure(port, "/people/ada", cookie, requests),
+            "GET /v1/me/goals (3 goals)": measure(port, "/v1/me/goals", auth, requests),
+            "GET /v1/me/level": measure(port, "/v1/me/level", auth, requests),
+            "/ (home, with the goals' rings)": measure(port, "/", cookie, requests),
         }
         return results, plan, seeded
     finally:

@@ -105,8 +105,9 @@ extension StoreRepository {
 extension Services {
     /// The person's level and objectives, from the runs `viewer` may see; goals count only
     /// where the viewer may see them (the person and their friends).
-    func level(_ person: Account, viewer: Int64, goalsSeen: Bool) async throws -> Level {
-        let runs = try await repository.runMeasures(account: person.id, viewer: viewer)
+    func level(_ person: Account, viewer: Int64, goalsSeen: Bool, measures: [RunMeasure]? = nil) async throws -> Level {
+        var runs = measures ?? []
+        if measures == nil { runs = try await repository.runMeasures(account: person.id, viewer: viewer) }
         let weekly =
             goalsSeen
             ? try await goalProgress(person, viewer: viewer, now: now()).filter { $0.goal.period == .week } : []

@@ -147,9 +147,11 @@ extension WebPages {
             }
             var page = PersonPage(person, reader: Reader(account), viewer: account.username)
             let goalsSeen = person.relation.isOwner || (person.relation.isFriend && !person.relation.blocked)
+            // One read of the runs the viewer may see, for the level and the records.
+            let measures = try await services.repository.runMeasures(account: person.id, viewer: account.id)
             if let owner = try await services.repository.account(id: person.id) {
                 page.more.level = PersonPage.LevelPart(
-                    try await services.level(owner, viewer: account.id, goalsSeen: goalsSeen))
+                    try await services.level(owner, viewer: account.id, goalsSeen: goalsSeen, measures: measures))
             }
             if goalsSeen, let owner = try await services.repository.account(id: person.id) {
                 page.more.goals = try await services.goalProgress(owner, viewer: account.id, now: services.now()).map {
@@ -158,7 +160,8 @@ extension WebPages {
                 for i in page.more.goals.indices { page.more.goals[i].delete = nil }
             }
             page.more.records = RecordRow.rows(
-                try await services.records(account: person.id, viewer: account.id), reader: Reader(account))
+                try await services.records(account: person.id, viewer: account.id, measures: measures),
+                reader: Reader(account))
             page.more.together = try await services.repository.ranWith(account: person.id, viewer: account.id).map {
                 link in
                 PersonPage.Together(

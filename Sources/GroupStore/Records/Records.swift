@@ -114,11 +114,13 @@ extension Services {
     }
 
     /// The account's records among the runs `viewer` may see (the account itself: all).
-    func records(account: Int64, viewer: Int64?) async throws -> PersonalRecords {
+    /// `measures`: the runs' measures when the caller has read them already (the profile, for the level too).
+    func records(account: Int64, viewer: Int64?, measures: [RunMeasure]? = nil) async throws -> PersonalRecords {
         try await fillEfforts(account: account)
+        var runs = measures ?? []
+        if measures == nil { runs = try await repository.runMeasures(account: account, viewer: viewer) }
         return PersonalRecords(
-            efforts: try await repository.bestEfforts(account: account, viewer: viewer),
-            measures: try await repository.runMeasures(account: account, viewer: viewer))
+            efforts: try await repository.bestEfforts(account: account, viewer: viewer), measures: runs)
     }
 }
 
