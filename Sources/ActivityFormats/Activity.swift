@@ -58,6 +58,28 @@ public struct Activity: Hashable, Sendable {
             self = Self.allCases.first { $0.fit == fit } ?? .other
         }
 
+        /// The pack's sport as the files name it.
+        public init(_ sport: RunSport) {
+            switch sport {
+            case .run: self = .running
+            case .bike: self = .cycling
+            case .walk: self = .walking
+            }
+        }
+
+        /// What the pack keeps an imported file as: a hike is a walk, and what it cannot name
+        /// (a swim, a row) a run, as every run was before sports.
+        public var runSport: RunSport {
+            switch self {
+            case .cycling: .bike
+            case .walking, .hiking: .walk
+            case .running, .other: .run
+            }
+        }
+
+        /// FIT's `sub_sport`: a ride is on the road, anything else generic.
+        var fitSubSport: UInt8 { self == .cycling ? 7 : 0 }
+
         /// TCX's `Sport` attribute: Running, Biking or Other.
         var tcx: String {
             switch self {
@@ -239,4 +261,24 @@ enum Totals {
 private func sin2(_ x: Double) -> Double {
     let s = sin(x)
     return s * s
+}
+
+extension Activity {
+    /// A ride's cadence is its crank's: FIT's `cadence` field and GPX's `cad` count revolutions
+    /// per minute for cycling and strides for running. The readers, which may learn the sport only
+    /// at the end, read every cadence as steps (`stepsPerRevolution` 2: strides doubled; 1: TCX's
+    /// own `<Cadence>`); for a ride this moves it back, exact for whole revolutions, within half a
+    /// revolution for a fractional one.
+    mutating func cadenceIsCrank(stepsPerRevolution: Double = 2) {
+        for i in points.indices where points[i].cadenceSPM != nil {
+            points[i].cadenceRPM = points[i].cadenceSPM.map { Int((Double($0) / stepsPerRevolution).rounded()) }
+            points[i].cadenceSPM = nil
+        }
+        func move(_ s: inout RunStatistics) {
+            if let cadence = s.averageCadence { s.averageCrankCadence = cadence / stepsPerRevolution }
+            s.averageCadence = nil
+        }
+        for i in laps.indices { move(&laps[i].statistics) }
+        move(&summary.statistics)
+    }
 }

@@ -259,6 +259,7 @@ extension FITReader {
                     sensor: "fit", offsetNanoseconds: Int64(t.map(elapsed) ?? 0) * nanosecondsPerSecond,
                     intervals1024ths: ms.map { UInt16(clamping: (min(max($0, 0), 65_535) * 1024 + 500) / 1000) })
             }
+            if activity.sport == .cycling { activity.cadenceIsCrank() }
             return activity
         }
 

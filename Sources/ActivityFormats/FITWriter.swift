@@ -67,6 +67,7 @@ public enum FITWriter {
             Field(number: 13, type: .uint16), Field(number: 14, type: .uint16), Field(number: 15, type: .uint8),
             Field(number: 16, type: .uint8), Field(number: 17, type: .uint8), Field(number: 80, type: .uint8),
             Field(number: 24, type: .enumeration), Field(number: 25, type: .enumeration),
+            Field(number: 39, type: .enumeration),
         ])
     static let session = Layout(
         local: 6, global: FIT.Message.session,
@@ -124,7 +125,7 @@ public enum FITWriter {
                             Int64(isStart ? FIT.Event.start : FIT.Event.stopAll), 0,
                         ])
                 case .point(let i):
-                    point(activity.points[i])
+                    point(activity.points[i], sport: activity.sport)
                 case .rr(let i):
                     rr(activity.rrIntervals[i].intervals1024ths)
                 case .lap(let i):
@@ -139,11 +140,12 @@ public enum FITWriter {
                     end, 0, Int64(FIT.Event.session), Int64(FIT.Event.stop), startTime,
                     semicircles(activity.points.first { $0.latitude != nil }?.latitude),
                     semicircles(activity.points.first { $0.longitude != nil }?.longitude),
-                    Int64(activity.sport.fit), 0, scaled(activity.summary.elapsedSeconds, 1000),
+                    Int64(activity.sport.fit), Int64(activity.sport.fitSubSport),
+                    scaled(activity.summary.elapsedSeconds, 1000),
                     scaled(s.timerSeconds, 1000), scaled(s.distanceMeters, 100), scaled(Double(s.movingSeconds), 1000),
                     scaled(averageSpeed(s), 1000), scaled(s.maximumSpeed, 1000),
                     s.averageHeartRate.map { Int64($0.rounded()) }, s.maximumHeartRate.map(Int64.init),
-                ] + Self.cadence(s.averageCadence) + [0, Int64(laps.count), 0, Self.strides(activity)])
+                ] + Self.cadence(s, sport: activity.sport) + [0, Int64(laps.count), 0, Self.strides(activity)])
             message(
                 FITWriter.activityLayout,
                 [end, scaled(s.timerSeconds, 1000), 1, 0, Int64(FIT.Event.activity), Int64(FIT.Event.stop), end])
@@ -152,13 +154,16 @@ public enum FITWriter {
         /// The whole file: header, records, CRC.
         func file() -> [UInt8] { FIT.container(records: records) }
 
-        private mutating func point(_ p: RecordPoint) {
+        private mutating func point(_ p: RecordPoint, sport: Activity.Sport) {
             message(
                 FITWriter.record,
                 [
                     fitTime(elapsed: Int64(p.elapsedSeconds)), semicircles(p.latitude), semicircles(p.longitude),
                     p.altitudeMeters.flatMap { scaled($0 + 500, 5) }, p.heartRateBPM.map(Int64.init),
-                ] + Self.cadence(p.cadenceSPM.map(Double.init))
+                ]
+                    + (sport == .cycling
+                        ? Self.cadence(rpm: p.cadenceRPM.map(Double.init))
+                        : Self.cadence(p.cadenceSPM.map(Double.init)))
                     + [scaled(p.distanceMeters, 100), scaled(p.speedMetersPerSecond, 1000)])
         }
 
@@ -191,16 +196,26 @@ public enum FITWriter {
                     scaled(s.distanceMeters, 100), scaled(Double(s.movingSeconds), 1000),
                     scaled(averageSpeed(s), 1000), scaled(s.maximumSpeed, 1000),
                     s.averageHeartRate.map { Int64($0.rounded()) }, s.maximumHeartRate.map(Int64.init),
-                ] + Self.cadence(s.averageCadence) + [Int64(trigger), Int64(sport.fit)])
+                ] + Self.cadence(s, sport: sport) + [Int64(trigger), Int64(sport.fit), Int64(sport.fitSubSport)])
+        }
+
+        /// A lap's or session's average cadence: a ride's crank, else a runner's strides.
+        static func cadence(_ s: RunStatistics, sport: Activity.Sport) -> [Int64?] {
+            sport == .cycling ? cadence(rpm: s.averageCrankCadence) : cadence(s.averageCadence)
+        }
+
+        /// Revolutions (a crank's, or one foot's strides) per minute as FIT's cadence, with its
+        /// fraction in 1/128.
+        static func cadence(rpm: Double?) -> [Int64?] {
+            guard let rpm, rpm >= 0, rpm < 255 else { return [nil, nil] }
+            let whole = rpm.rounded(.down)
+            return [Int64(whole), Int64(((rpm - whole) * 128).rounded())]
         }
 
         /// Steps per minute as FIT's running cadence: strides (one foot) per minute and its
         /// fraction in 1/128.
         static func cadence(_ spm: Double?) -> [Int64?] {
-            guard let spm, spm >= 0, spm < 510 else { return [nil, nil] }
-            let strides = spm / 2
-            let whole = strides.rounded(.down)
-            return [Int64(whole), Int64(((strides - whole) * 128).rounded())]
+            cadence(rpm: spm.map { $0 / 2 })
         }
 
         /// The run's steps as the session's `total_cycles`, which FIT counts in strides (one foot)

@@ -42,8 +42,13 @@ public enum GPXWriter {
                 if let hdop = p.hdop { out += "    <hdop>\(XMLText.decimal(hdop, 2))</hdop>\n" }
                 out += "    <extensions>\n     <gpxtpx:TrackPointExtension>\n"
                 if let hr = p.heartRateBPM, (1...255).contains(hr) { out += "      <gpxtpx:hr>\(hr)</gpxtpx:hr>\n" }
-                // Running cadence in GPX is strides (one foot) per minute, as Garmin writes it.
-                if let spm = p.cadenceSPM, (0...508).contains(spm) {
+                // Running cadence in GPX is strides (one foot) per minute, as Garmin writes it; a
+                // ride's is the crank's revolutions.
+                if activity.sport == .cycling {
+                    if let rpm = p.cadenceRPM, (0...254).contains(rpm) {
+                        out += "      <gpxtpx:cad>\(rpm)</gpxtpx:cad>\n"
+                    }
+                } else if let spm = p.cadenceSPM, (0...508).contains(spm) {
                     out += "      <gpxtpx:cad>\(spm / 2)</gpxtpx:cad>\n"
                 }
                 if let speed = p.speedMetersPerSecond, speed >= 0 {
@@ -147,6 +152,7 @@ public enum GPXReader {
         var activity = TrackAssembly.activity(
             start: start, parts: segments.map { $0.map(\.completed) }, times: segments.map { $0.map { $0.time! } })
         activity.sport = sport
+        if sport == .cycling { activity.cadenceIsCrank() }
         activity.creator = Activity.Creator(manufacturer: 0xFFFF, product: 0, name: creator)
         if let distance = stats.distance, distance > 0 { activity.summary.statistics.distanceMeters = distance }
         if let timer = stats.timer, timer > 0 { activity.summary.statistics.timerSeconds = timer }

@@ -38,6 +38,9 @@ public enum TCXWriter {
                 out += "    <MaximumHeartRateBpm><Value>\(min(255, max))</Value></MaximumHeartRateBpm>\n"
             }
             out += "    <Intensity>Active</Intensity>\n"
+            if activity.sport == .cycling, let rpm = s.averageCrankCadence, rpm >= 0, rpm < 254.5 {
+                out += "    <Cadence>\(Int(rpm.rounded()))</Cadence>\n"
+            }
             out += "    <TriggerMethod>\(lap.trigger == .distance ? "Distance" : "Manual")</TriggerMethod>\n"
             // The lap's points: those after the previous lap's end, up to its own.
             let last =
@@ -60,7 +63,7 @@ public enum TCXWriter {
             if s.timerSeconds > 0 {
                 out += "      <ns3:AvgSpeed>\(XMLText.decimal(s.distanceMeters / s.timerSeconds, 3))</ns3:AvgSpeed>\n"
             }
-            if let cadence = s.averageCadence, cadence >= 0, cadence < 509 {
+            if activity.sport != .cycling, let cadence = s.averageCadence, cadence >= 0, cadence < 509 {
                 out += "      <ns3:AvgRunCadence>\(Int((cadence / 2).rounded()))</ns3:AvgRunCadence>\n"
             }
             out += "     </ns3:LX>\n    </Extensions>\n   </Lap>\n"
@@ -93,7 +96,12 @@ public enum TCXWriter {
         if let hr = p.heartRateBPM, (1...255).contains(hr) {
             out += "      <HeartRateBpm><Value>\(hr)</Value></HeartRateBpm>\n"
         }
-        let cadence = p.cadenceSPM.flatMap { (0...508).contains($0) ? $0 / 2 : nil }
+        // A ride's crank in `<Cadence>`; a runner's strides in the extension's `<RunCadence>`.
+        if let rpm = p.cadenceRPM, activity.sport == .cycling, (0...254).contains(rpm) {
+            out += "      <Cadence>\(rpm)</Cadence>\n"
+        }
+        let cadence =
+            activity.sport == .cycling ? nil : p.cadenceSPM.flatMap { (0...508).contains($0) ? $0 / 2 : nil }
         if p.speedMetersPerSecond != nil || cadence != nil {
             out += "      <Extensions><ns3:TPX>"
             if let speed = p.speedMetersPerSecond, speed >= 0 {
@@ -277,6 +285,8 @@ public enum TCXReader {
         activity.summary.statistics = total
         activity.summary.elapsedSeconds = max(
             activity.summary.elapsedSeconds, Double(activity.laps.last?.endElapsedSeconds ?? 0))
+        // A ride's `<Cadence>` is its crank's, kept as read.
+        if sport == .cycling { activity.cadenceIsCrank(stepsPerRevolution: 1) }
         return try activity.checked(against: limits)
     }
 

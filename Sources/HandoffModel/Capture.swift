@@ -64,8 +64,8 @@ public struct CaptureEvent: Hashable, Sendable {
         case payload(sensor: SensorID, kind: PayloadKind, Payload)
         /// A sensor connected or dropped out.
         case link(sensor: SensorID, state: LinkState, reason: String?)
-        /// A session command.
-        case command(SessionCommand)
+        /// A session command; a start may name the sport (none is a run).
+        case command(SessionCommand, sport: RunSport? = nil)
         /// Whether the system clock was synchronised (NTP or an RTC) from this moment: when it
         /// is not, wall times come from GPS time once there is a fix.
         case clock(synchronized: Bool)
@@ -113,6 +113,8 @@ public struct SimulationTruth: Hashable, Sendable {
     public var heartRateSamples: Int
     /// How many RR intervals the strap sent while recording and not paused.
     public var rrIntervals: Int
+    /// For a simulated ride: its bike's wheel and pedalling.
+    public var ride: RideTruth?
 
     public init(
         seed: UInt64, routeDistanceMeters: Double, averageHeartRate: Double, heartRateSamples: Int,
@@ -123,5 +125,18 @@ public struct SimulationTruth: Hashable, Sendable {
         self.averageHeartRate = averageHeartRate
         self.heartRateSamples = heartRateSamples
         self.rrIntervals = rrIntervals
+    }
+}
+
+/// What is true about a simulated ride's bike sensor.
+public struct RideTruth: Hashable, Sendable {
+    /// The wheel's circumference, in metres (what the pack should learn).
+    public var wheelCircumferenceMeters: Double
+    /// The mean crank cadence over the seconds pedalled while recording, in revolutions per minute.
+    public var averageCrankRPM: Double
+
+    public init(wheelCircumferenceMeters: Double, averageCrankRPM: Double) {
+        self.wheelCircumferenceMeters = wheelCircumferenceMeters
+        self.averageCrankRPM = averageCrankRPM
     }
 }

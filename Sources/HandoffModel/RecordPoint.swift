@@ -23,13 +23,14 @@ public struct RecordPoint: Hashable, Sendable {
     public var altitudeMeters: Double?
     /// The fix the position came from: its mode and horizontal dilution of precision.
     public var fix: FixQuality
-    /// The fused speed: the GPS's when it has a fix, else the footpod's.
+    /// The fused speed: a ride's wheel once its circumference is known; else the GPS's when it
+    /// has a fix, else the footpod's.
     public var speedMetersPerSecond: Double?
     /// The distance run since the start, in metres.
     public var distanceMeters: Double
     public var heartRateBPM: Int?
-    /// Steps per minute (both feet).
-    public var cadenceSPM: Int?
+    /// A runner's steps per minute or a rider's crank turns per minute.
+    public var cadence: Cadence
     /// Steps counted since the start, when the pack has a step source.
     public var steps: Int?
     /// Whether the runner was moving during the second that ends here.
@@ -51,9 +52,24 @@ public struct RecordPoint: Hashable, Sendable {
         self.speedMetersPerSecond = speedMetersPerSecond
         self.distanceMeters = distanceMeters
         self.heartRateBPM = heartRateBPM
-        self.cadenceSPM = cadenceSPM
+        cadence = Cadence(stepsPerMinute: cadenceSPM)
         self.isMoving = isMoving
         sources = PointSources(heartRate: heartRateSensor, footpod: footpodSensor, gps: gpsSensor)
+    }
+
+    /// Steps per minute (both feet).
+    public var cadenceSPM: Int? {
+        get { cadence.stepsPerMinute }
+        set { cadence.stepsPerMinute = newValue }
+    }
+    /// Crank revolutions per minute, from a bike's CSC sensor.
+    public var cadenceRPM: Int? {
+        get { cadence.crankRPM }
+        set { cadence.crankRPM = newValue }
+    }
+    public var bikeSensor: SensorID? {
+        get { sources.bike }
+        set { sources.bike = newValue }
     }
 
     public var gpsFix: GPSFixMode {
@@ -89,16 +105,32 @@ public struct FixQuality: Hashable, Sendable {
     }
 }
 
+/// A point's cadence: a runner's steps, a rider's crank, or neither.
+public struct Cadence: Hashable, Sendable {
+    /// Steps per minute (both feet), from a footpod.
+    public var stepsPerMinute: Int?
+    /// Crank revolutions per minute, from a bike's CSC sensor.
+    public var crankRPM: Int?
+
+    public init(stepsPerMinute: Int? = nil, crankRPM: Int? = nil) {
+        self.stepsPerMinute = stepsPerMinute
+        self.crankRPM = crankRPM
+    }
+}
+
 /// The sensors a point's values came from.
 public struct PointSources: Hashable, Sendable {
     public var heartRate: SensorID?
     public var footpod: SensorID?
     public var gps: SensorID?
+    /// A bike's speed and cadence sensor.
+    public var bike: SensorID?
 
-    public init(heartRate: SensorID? = nil, footpod: SensorID? = nil, gps: SensorID? = nil) {
+    public init(heartRate: SensorID? = nil, footpod: SensorID? = nil, gps: SensorID? = nil, bike: SensorID? = nil) {
         self.heartRate = heartRate
         self.footpod = footpod
         self.gps = gps
+        self.bike = bike
     }
 }
 

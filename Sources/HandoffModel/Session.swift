@@ -65,15 +65,19 @@ public struct RunStatistics: Hashable, Sendable {
     public var movingSeconds: Int
     public var averageHeartRate: Double?
     public var maximumHeartRate: Int?
+    /// Steps per minute, over the seconds with steps.
     public var averageCadence: Double?
+    /// Crank revolutions per minute, over the seconds the rider pedalled.
+    public var averageCrankCadence: Double?
     public var maximumSpeed: Double?
     public var pointCount: Int
 
     public init(
         distanceMeters: Double = 0, timerSeconds: Double = 0, movingSeconds: Int = 0,
         averageHeartRate: Double? = nil, maximumHeartRate: Int? = nil, averageCadence: Double? = nil,
-        maximumSpeed: Double? = nil, pointCount: Int = 0
+        maximumSpeed: Double? = nil, pointCount: Int = 0, averageCrankCadence: Double? = nil
     ) {
+        self.averageCrankCadence = averageCrankCadence
         self.distanceMeters = distanceMeters
         self.timerSeconds = timerSeconds
         self.movingSeconds = movingSeconds

@@ -7,6 +7,8 @@ public struct StatisticsAccumulator: Hashable, Sendable {
     private var heartRateMax: Int?
     private var cadenceSum = 0
     private var cadenceCount = 0
+    private var crankSum = 0
+    private var crankCount = 0
     private var movingSeconds = 0
     private var pointCount = 0
     private var maximumSpeed: Double?
@@ -28,6 +30,11 @@ public struct StatisticsAccumulator: Hashable, Sendable {
             cadenceSum += cadence
             cadenceCount += 1
         }
+        // Crank cadence likewise over the seconds pedalled: coasting is not a cadence of zero.
+        if let rpm = point.cadenceRPM, rpm > 0 {
+            crankSum += rpm
+            crankCount += 1
+        }
         if point.isMoving { movingSeconds += 1 }
         if let speed = point.speedMetersPerSecond { maximumSpeed = max(maximumSpeed ?? speed, speed) }
     }
@@ -38,6 +45,7 @@ public struct StatisticsAccumulator: Hashable, Sendable {
             averageHeartRate: heartRateCount > 0 ? Double(heartRateSum) / Double(heartRateCount) : nil,
             maximumHeartRate: heartRateMax,
             averageCadence: cadenceCount > 0 ? Double(cadenceSum) / Double(cadenceCount) : nil,
-            maximumSpeed: maximumSpeed, pointCount: pointCount)
+            maximumSpeed: maximumSpeed, pointCount: pointCount,
+            averageCrankCadence: crankCount > 0 ? Double(crankSum) / Double(crankCount) : nil)
     }
 }

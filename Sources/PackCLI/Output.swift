@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffModel
 import PackControl
 
 /// The socket to reach `handoffd` on.
@@ -37,6 +38,7 @@ public struct JSONOption: ParsableArguments {
 }
 
 extension Units: ExpressibleByArgument {}
+extension RunSport: ExpressibleByArgument {}
 
 /// `--units km|mi`: how the text writes distances and paces. Without it, as handoffd is
 /// configured (`[display] units`, in `status`); `--json` is the same in any units.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffModel
 import PackControl
 
 /// `handoff start|stop|pause|resume|lap`.
@@ -31,6 +32,8 @@ public struct Start: AsyncParsableCommand {
             """)
     @Flag(help: "Run without the baton.")
     var solo = false
+    @Option(help: "run, bike or walk (default: the pack's recording.sport).")
+    var sport: RunSport?
     @Flag(help: "Start at once, without waiting for a GPS fix.")
     var now = false
     @Option(help: "Wait at most this many seconds for a GPS fix (default: the pack's gps.start_wait_s).")
@@ -54,12 +57,17 @@ public struct Start: AsyncParsableCommand {
                     "warning: no GPS and no sensor is connected: this run records time only (no distance, pace or heart rate). `handoff doctor` says why."
                 )
             }
+            if sport == .bike, !status.sensors.contains(where: { $0.kind == .bike && $0.fresh }) {
+                Output.error(
+                    "warning: no bike sensor (CSC) is sending: the ride's distance and speed come from GPS, with no cadence. `handoff sensors` lists the paired ones."
+                )
+            }
             if !now, status.gps.receiver.sensor != nil, status.gps.fix == .none {
                 status = try await waitForFix(client, status)
             }
         }
         let report = try client.call(
-            .start(solo: solo), CommandReport.self, json: output.json)
+            .start(solo: solo, sport: sport?.rawValue), CommandReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 

@@ -6,8 +6,8 @@
 /// at all (`sync_disabled`, `no_bluetooth`), as it always has.
 public enum ControlRequest: Hashable, Sendable {
     case status
-    /// `solo`: run without the baton.
-    case start(solo: Bool? = nil)
+    /// `solo`: run without the baton; `sport`: run, bike or walk (the configured one if absent).
+    case start(solo: Bool? = nil, sport: String? = nil)
     /// `keep`: keep the run even when it is too short to be worth keeping. `units` (`km`, `mi`):
     /// the units of the message's distance; absent, the configured units.
     case stop(keep: Bool? = nil, units: String? = nil)
@@ -112,7 +112,7 @@ public struct UnknownControlCommand: Error, Hashable, Sendable {
 extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case command, run, limit, seconds, target, kind, sensor, classic, channel, pin, format, name, store, anywhere
-        case now, solo, keep, units
+        case now, solo, keep, units, sport
         case localOnly = "local_only"
     }
 
@@ -124,7 +124,7 @@ extension ControlRequest: Codable {
         func bool(_ key: CodingKeys) throws -> Bool? { try c.decodeIfPresent(Bool.self, forKey: key) }
         switch name {
         case .status: self = .status
-        case .start: self = .start(solo: try bool(.solo))
+        case .start: self = .start(solo: try bool(.solo), sport: try string(.sport))
         case .stop: self = .stop(keep: try bool(.keep), units: try string(.units))
         case .pause: self = .pause(units: try string(.units))
         case .resume: self = .resume(units: try string(.units))
@@ -163,7 +163,9 @@ extension ControlRequest: Codable {
         try c.encode(command, forKey: .command)
         switch self {
         case .status, .baton, .sensors, .linkStatus, .unlink, .syncStatus, .home, .doctor: break
-        case .start(let solo): try c.encodeIfPresent(solo, forKey: .solo)
+        case .start(let solo, let sport):
+            try c.encodeIfPresent(solo, forKey: .solo)
+            try c.encodeIfPresent(sport, forKey: .sport)
         case .stop(let keep, let units):
             try c.encodeIfPresent(keep, forKey: .keep)
             try c.encodeIfPresent(units, forKey: .units)

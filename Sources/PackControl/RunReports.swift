@@ -13,6 +13,8 @@ public struct RunReport: Codable, Hashable, Sendable {
     public var queuedForUpload: Bool
     /// Where the start time came from.
     public var clock: RunClock?
+    /// run, bike or walk.
+    public var sport: RunSport = .run
     /// Finished runs: how far, how long, how many points and steps.
     public var totals = RunTotalsReport()
     /// Finished runs: heart rate, cadence, pace and speed.
@@ -21,7 +23,7 @@ public struct RunReport: Codable, Hashable, Sendable {
     public var detail = RunDetailReport()
 
     enum CodingKeys: String, CodingKey {
-        case id, uuid, state, source, recovered, clock
+        case id, uuid, state, source, recovered, clock, sport
         case startTime = "start_time", queuedForUpload = "queued_for_upload"
     }
 
@@ -49,6 +51,7 @@ public struct RunReport: Codable, Hashable, Sendable {
         recovered = try c.decode(Bool.self, forKey: .recovered)
         queuedForUpload = try c.decode(Bool.self, forKey: .queuedForUpload)
         clock = try c.decodeIfPresent(RunClock.self, forKey: .clock)
+        sport = try c.decodeIfPresent(RunSport.self, forKey: .sport) ?? .run
         totals = try RunTotalsReport(from: decoder)
         rates = try RunRatesReport(from: decoder)
         detail = try RunDetailReport(from: decoder)
@@ -64,6 +67,7 @@ public struct RunReport: Codable, Hashable, Sendable {
         try c.encode(recovered, forKey: .recovered)
         try c.encode(queuedForUpload, forKey: .queuedForUpload)
         try c.encodeIfPresent(clock, forKey: .clock)
+        try c.encode(sport, forKey: .sport)
         try totals.encode(to: encoder)
         try rates.encode(to: encoder)
         try detail.encode(to: encoder)
@@ -92,12 +96,15 @@ public struct RunRatesReport: Codable, Hashable, Sendable {
     public var avgHrBpm: Double?
     public var maxHrBpm: Int?
     public var avgCadenceSpm: Double?
+    /// A ride's crank.
+    public var avgCadenceRpm: Double?
     public var avgPaceSPerKm: Double?
     public var avgMovingPaceSPerKm: Double?
     public var maxSpeedMps: Double?
 
     enum CodingKeys: String, CodingKey {
         case avgHrBpm = "avg_hr_bpm", maxHrBpm = "max_hr_bpm", avgCadenceSpm = "avg_cadence_spm"
+        case avgCadenceRpm = "avg_cadence_rpm"
         case avgPaceSPerKm = "avg_pace_s_per_km", avgMovingPaceSPerKm = "avg_moving_pace_s_per_km"
         case maxSpeedMps = "max_speed_mps"
     }

@@ -42,8 +42,10 @@ enum ControlDispatcher {
             switch request {
             case .status:
                 return encode(ControlResponse(result: await engine.status()))
-            case .start(let solo):
-                return encode(ControlResponse(result: try await start(solo: solo ?? false, engine: engine, sync: sync)))
+            case .start(let solo, let sport):
+                return encode(
+                    ControlResponse(
+                        result: try await start(solo: solo ?? false, sport: sport, engine: engine, sync: sync)))
             case .baton:
                 let sync = try syncing(sync)
                 let status = await engine.status()
@@ -266,10 +268,22 @@ enum ControlDispatcher {
     }
 
     /// `start`: the baton first (taken online, claimed offline, or solo), then the run.
-    static func start(solo: Bool, engine: PackEngine, sync: SyncWorker?) async throws -> CommandReport {
+    static func start(
+        solo: Bool, sport name: String?, engine: PackEngine, sync: SyncWorker?
+    ) async throws
+        -> CommandReport
+    {
+        var sport: RunSport?
+        if let name {
+            guard let named = RunSport(rawValue: name) else {
+                throw ControlError(
+                    code: "bad_request", message: "there is no sport \"\(name)\": name one of \(RunSport.names)")
+            }
+            sport = named
+        }
         let idle = await !engine.status().state.isOpen
         let baton = idle ? await sync?.batonForStart(solo: solo) ?? .none : .none
-        var report = try await engine.command(.start)
+        var report = try await engine.command(.start, sport: sport)
         if let run = report.runId, let mode = baton.mode {
             await engine.noteBaton(run: run, group: mode.group, mode: mode.mode)
         }

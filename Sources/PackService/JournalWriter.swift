@@ -129,7 +129,7 @@ final class JournalWriter {
             try database.registerSensors(sensors)
             return try database.beginSession(
                 uuid: run.uuid, startMonotonic: run.startMonotonic, startWall: run.startWall, source: source,
-                clockSource: run.clockSource)
+                clockSource: run.clockSource, sport: run.sport)
         } catch {
             failedCommits += 1
             if failedCommits == 1 || failedCommits % 60 == 0 {

@@ -57,6 +57,10 @@ public struct RecordingSection: ConfigurationSection {
     /// pack whose clock a real-time clock sets through `hwclock` (which leaves the kernel's flag
     /// unset), or never.
     public var systemClock = SystemClockTrust.kernel
+    /// What `handoff start` and the button's long press record when no sport is named.
+    public var sport = RunSport.run
+    /// A ride's wheel circumference in metres; `nil` (0 in the file) learns it from GPS.
+    public var wheelCircumferenceMeters = BikeConfiguration().wheelCircumferenceMeters
 
     public enum SystemClockTrust: String, Sendable, CaseIterable {
         case kernel, synchronized, unsynchronized
@@ -85,6 +89,16 @@ public struct RecordingSection: ConfigurationSection {
                 throw s.error("system_clock", "must be one of kernel, synchronized, unsynchronized")
             }
             systemClock = trust
+        }
+        if let v = try s.string("sport") {
+            guard let sport = RunSport(rawValue: v) else { throw s.error("sport", "must be one of run, bike, walk") }
+            self.sport = sport
+        }
+        if let v = try s.number("wheel_circumference_mm", in: 0...3000) {
+            guard v == 0 || BikeConfiguration.plausibleCircumference.contains(v / 1000) else {
+                throw s.error("wheel_circumference_mm", "must be 0 (learn it from GPS) or from 1000 to 3000")
+            }
+            wheelCircumferenceMeters = v == 0 ? nil : v / 1000
         }
         try s.finish(self)
     }

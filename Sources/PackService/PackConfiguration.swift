@@ -77,7 +77,8 @@ public struct PackConfiguration: Sendable {
         RecorderConfiguration(
             autoLapMeters: recording.autoLapMeters, staleAfterNanoseconds: recording.staleAfterNanoseconds,
             movingSpeed: recording.movingSpeed, gps: gps.distance,
-            stepsFromFootpodCadence: pedometer.sources.contains(.footpod))
+            stepsFromFootpodCadence: pedometer.sources.contains(.footpod),
+            bike: BikeConfiguration(wheelCircumferenceMeters: recording.wheelCircumferenceMeters))
     }
 
     /// The link file: configured, or `store-link.json` beside the journal.

@@ -20,8 +20,9 @@ extension PackEngine {
                     message: "run \(id) is still being recorded: `handoff stop` finishes it, then export it")
             }
             let activity = Activity(
-                start: record.startWall, points: try database.points(of: id), events: try database.events(of: id),
-                laps: try database.laps(of: id), rrIntervals: try database.rrIntervals(of: id), summary: summary)
+                start: record.startWall, sport: Activity.Sport(record.sport), points: try database.points(of: id),
+                events: try database.events(of: id), laps: try database.laps(of: id),
+                rrIntervals: try database.rrIntervals(of: id), summary: summary)
             return (record, activity)
         } catch let error as ControlError {
             throw error
@@ -46,7 +47,7 @@ extension PackEngine {
                 uuid: UUID().uuidString.lowercased(), source: "import:\(format.rawValue)", startWall: activity.start,
                 points: activity.points, rrIntervals: activity.rrIntervals, events: activity.events,
                 laps: activity.laps,
-                summary: summary, now: clock.wall())
+                summary: summary, now: clock.wall(), sport: activity.sport.runSport)
             journal.runFinished?()
             logger.info(
                 "Imported a run",

@@ -183,6 +183,7 @@ extension PackEngine {
             id: record.id.rawValue, uuid: record.uuid, state: record.state, source: record.source,
             startTime: CivilTime(record.startWall).iso8601(), recovered: record.recovered,
             queuedForUpload: record.queuedForUpload)
+        report.sport = record.sport
         if let summary = record.summary {
             let s = summary.statistics
             report.totals.distanceM = Format.rounded(s.distanceMeters, 1)
@@ -194,6 +195,7 @@ extension PackEngine {
             report.rates.avgHrBpm = s.averageHeartRate.map { Format.rounded($0, 1) }
             report.rates.maxHrBpm = s.maximumHeartRate
             report.rates.avgCadenceSpm = s.averageCadence.map { Format.rounded($0, 1) }
+            report.rates.avgCadenceRpm = s.averageCrankCadence.map { Format.rounded($0, 1) }
             report.rates.avgPaceSPerKm = s.averagePaceSecondsPerKilometer.map { Format.rounded($0, 1) }
             report.rates.avgMovingPaceSPerKm = s.averageMovingPaceSecondsPerKilometer.map { Format.rounded($0, 1) }
             report.rates.maxSpeedMps = s.maximumSpeed.map { Format.rounded($0, 2) }
@@ -211,7 +213,9 @@ extension PackEngine {
         let run = session?.id?.rawValue ?? runBefore
         let message: String
         switch command {
-        case .start: message = "Recording run \(run.map(String.init) ?? "?")."
+        case .start:
+            let sport = pipeline.recorder.sport
+            message = "Recording run \(run.map(String.init) ?? "?")\(sport == .run ? "" : " (\(sport))")."
         case .pause: message = "Paused at \(elapsed), \(distance). `handoff resume` continues."
         case .resume: message = "Recording again at \(elapsed), \(distance)."
         case .lap: message = "Lap \((snapshot.lapIndex ?? 2) - 1) marked at \(distance)."

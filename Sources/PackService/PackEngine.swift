@@ -25,6 +25,8 @@ public actor PackEngine {
         var startWaitSeconds: Double
         /// `[display] units`: the units of the engine's messages and of `status`'s `units`.
         var units: Units
+        /// `[recording] sport`: what a start that names none records.
+        var sport: RunSport
     }
 
     let database: PackDatabase
@@ -65,7 +67,9 @@ public actor PackEngine {
         self.mode = mode
         self.clock = clock
         self.recoveredRuns = recoveredRuns
-        settings = Settings(startWaitSeconds: configuration.gps.startWaitSeconds, units: configuration.display.units)
+        settings = Settings(
+            startWaitSeconds: configuration.gps.startWaitSeconds, units: configuration.display.units,
+            sport: configuration.recording.sport)
         recording = RecordingSession(
             recorder: configuration.recorder, sensors: sensors,
             discardShorterThanSeconds: configuration.recording.discardShorterThanSeconds, newUUID: newUUID)
@@ -145,7 +149,7 @@ public actor PackEngine {
                     "payload": "\(payload.loggable)",
                 ])
         }
-        if let error = step.commandError, case .command(let command) = event.body {
+        if let error = step.commandError, case .command(let command, _) = event.body {
             logger.notice("Command \(command.rawValue) does not apply: \(error)")
         }
         await handle(step.outputs)
@@ -153,15 +157,18 @@ public actor PackEngine {
 
     /// A session command from the CLI or the button, stamped now. A stop discards a run that is
     /// worth nothing (see `RecordingSession.worthKeeping`) unless `keep`; the reply's distance in `units` (the
-    /// configured ones when `nil`).
+    /// configured ones when `nil`). A start records `sport`, or the configured one.
     func command(
-        _ command: SessionCommand, keep: Bool = false, units: Units? = nil
+        _ command: SessionCommand, keep: Bool = false, units: Units? = nil, sport: RunSport? = nil
     ) async throws(ControlError) -> CommandReport {
         let (monotonic, wall) = now()
         let runBefore = session?.id?.rawValue
         discarded = nil
         discardIfEmpty = command == .stop && !keep
-        let step = take(CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command)))
+        // A run is written without its sport, so that captures of runs stay as they were.
+        let named = command == .start ? sport ?? settings.sport : nil
+        let step = take(
+            CaptureEvent(monotonic: monotonic, wall: wall, body: .command(command, sport: named == .run ? nil : named)))
         await handle(step.outputs)
         discardIfEmpty = false
         if let error = step.commandError {

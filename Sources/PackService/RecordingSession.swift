@@ -15,6 +15,7 @@ struct RecordingSession: Sendable {
         var startWall: WallInstant
         var startMonotonic: MonotonicInstant
         var clockSource: ClockSource
+        var sport: RunSport = .run
     }
 
     /// What a run's journal batch gains.
@@ -117,7 +118,7 @@ struct RecordingSession: Sendable {
                     start.wallFromGPS ? .gps : pipeline.recorder.wallClockSynchronized ? .system : .unsynchronized
                 let new = Run(
                     uuid: newUUID(), startWall: start.wall ?? systemWall, startMonotonic: start.monotonic,
-                    clockSource: clock)
+                    clockSource: clock, sport: start.sport)
                 run = new
                 actions.append(.begin(new))
             case .point(let point):

@@ -17,8 +17,9 @@ enum JournalSQL: Int, CaseIterable {
         case .point:
             """
             INSERT OR REPLACE INTO point (session_id, elapsed_s, lat, lon, alt_m, fix, hdop, speed_mps,
-                distance_m, hr_bpm, cadence_spm, moving, hr_sensor, footpod_sensor, gps_sensor, steps)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                distance_m, hr_bpm, cadence_spm, moving, hr_sensor, footpod_sensor, gps_sensor, steps,
+                cadence_rpm, bike_sensor)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """
         case .rrInterval:
             "INSERT OR REPLACE INTO rr_interval (session_id, sensor_id, offset_ns, seq, rr_1024) VALUES (?, ?, ?, ?, ?)"
@@ -26,8 +27,9 @@ enum JournalSQL: Int, CaseIterable {
         case .lap:
             """
             INSERT OR REPLACE INTO lap (session_id, lap_index, trigger, start_elapsed_s, end_elapsed_s, distance_m,
-                timer_s, moving_s, avg_hr_bpm, max_hr_bpm, avg_cadence_spm, max_speed_mps, point_count)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                timer_s, moving_s, avg_hr_bpm, max_hr_bpm, avg_cadence_spm, max_speed_mps, point_count,
+                avg_cadence_rpm)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """
         case .startWall: "UPDATE session SET start_wall_ns = ?, clock_source = 'gps' WHERE id = ?"
         case .state: "UPDATE session SET state = ? WHERE id = ?"
@@ -35,7 +37,7 @@ enum JournalSQL: Int, CaseIterable {
             """
             UPDATE session SET state = 'finished', recovered = ?, elapsed_s = ?, timer_s = ?, moving_s = ?,
                 distance_m = ?, avg_hr_bpm = ?, max_hr_bpm = ?, avg_cadence_spm = ?, max_speed_mps = ?,
-                point_count = ?, steps = ?
+                point_count = ?, steps = ?, avg_cadence_rpm = ?
             WHERE id = ?
             """
         case .deleteSplits: "DELETE FROM split WHERE session_id = ?"

@@ -7,15 +7,15 @@ extension PackDatabase {
     /// in the outbox. `source` says where it came from (`import:fit`).
     public func importRun(
         uuid: String, source: String, startWall: WallInstant, points: [RecordPoint], rrIntervals: [RRIntervalBatch],
-        events: [SessionEvent], laps: [Lap], summary: RunSummary, now: WallInstant
+        events: [SessionEvent], laps: [Lap], summary: RunSummary, now: WallInstant, sport: RunSport = .run
     ) throws -> SessionID {
         try writer.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO session (uuid, state, source, start_wall_ns, start_mono_ns, clock_source)
-                    VALUES (?, 'recording', ?, ?, 0, 'system')
+                    INSERT INTO session (uuid, state, source, start_wall_ns, start_mono_ns, clock_source, sport)
+                    VALUES (?, 'recording', ?, ?, 0, 'system', ?)
                     """,
-                arguments: [uuid, source, startWall.nanosecondsSinceEpoch])
+                arguments: [uuid, source, startWall.nanosecondsSinceEpoch, sport.rawValue])
             let session = SessionID(db.lastInsertedRowID)
             var batch = SessionBatch(session: session)
             batch.points = points

@@ -27,6 +27,7 @@ public struct RunRecord: Hashable, Sendable {
     public var summary: RunSummary?
     /// Whether the run is waiting in the outbox, and since when it was uploaded (if it was).
     public var queuedForUpload: Bool
+    public var sport: RunSport = .run
 }
 
 extension PackDatabase {
@@ -152,10 +153,10 @@ extension PackDatabase {
             db,
             sql: """
                 SELECT p.elapsed_s, p.distance_m, p.lat, p.lon, p.alt_m, p.fix, p.hdop, p.speed_mps, p.hr_bpm,
-                    p.cadence_spm, p.moving, p.steps, h.key, f.key, g.key
+                    p.cadence_spm, p.moving, p.steps, h.key, f.key, g.key, p.cadence_rpm, b.key
                 FROM point p
                 LEFT JOIN sensor h ON h.id = p.hr_sensor LEFT JOIN sensor f ON f.id = p.footpod_sensor
-                LEFT JOIN sensor g ON g.id = p.gps_sensor
+                LEFT JOIN sensor g ON g.id = p.gps_sensor LEFT JOIN sensor b ON b.id = p.bike_sensor
                 WHERE p.session_id = ? ORDER BY p.elapsed_s
                 """, arguments: [session.rawValue]
         ).map { row in
@@ -173,6 +174,8 @@ extension PackDatabase {
             point.heartRateSensor = (row[12] as String?).map { SensorID($0) }
             point.footpodSensor = (row[13] as String?).map { SensorID($0) }
             point.gpsSensor = (row[14] as String?).map { SensorID($0) }
+            point.cadenceRPM = row[15]
+            point.bikeSensor = (row[16] as String?).map { SensorID($0) }
             return point
         }
     }
@@ -222,7 +225,8 @@ extension PackDatabase {
             movingSeconds: row["moving_s"] ?? 0,
             averageHeartRate: row["avg_hr_bpm"], maximumHeartRate: row["max_hr_bpm"],
             averageCadence: row["avg_cadence_spm"],
-            maximumSpeed: row["max_speed_mps"], pointCount: row["point_count"] ?? 0)
+            maximumSpeed: row["max_speed_mps"], pointCount: row["point_count"] ?? 0,
+            averageCrankCadence: row["avg_cadence_rpm"])
     }
 
     private func record(from row: Row, splits: [Split]) throws -> RunRecord {
@@ -238,6 +242,7 @@ extension PackDatabase {
             id: SessionID(row["id"]), uuid: row["uuid"], state: state, source: row["source"],
             startWall: WallInstant(nanosecondsSinceEpoch: row["start_wall_ns"]),
             clockSource: ClockSource(rawValue: row["clock_source"] ?? "system") ?? .system, recovered: row["recovered"],
-            summary: summary, queuedForUpload: row["queued"] ?? false)
+            summary: summary, queuedForUpload: row["queued"] ?? false,
+            sport: RunSport(rawValue: row["sport"] ?? "run") ?? .run)
     }
 }

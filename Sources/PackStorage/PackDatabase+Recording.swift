@@ -6,16 +6,17 @@ extension PackDatabase {
     /// Creates the session row when a run starts.
     public func beginSession(
         uuid: String, startMonotonic: MonotonicInstant, startWall: WallInstant, source: String,
-        clockSource: ClockSource = .system
+        clockSource: ClockSource = .system, sport: RunSport = .run
     ) throws -> SessionID {
         try writer.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO session (uuid, state, source, start_wall_ns, start_mono_ns, clock_source)
-                    VALUES (?, 'recording', ?, ?, ?, ?)
+                    INSERT INTO session (uuid, state, source, start_wall_ns, start_mono_ns, clock_source, sport)
+                    VALUES (?, 'recording', ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     uuid, source, startWall.nanosecondsSinceEpoch, startMonotonic.nanoseconds, clockSource.rawValue,
+                    sport.rawValue,
                 ])
             return SessionID(db.lastInsertedRowID)
         }
@@ -80,6 +81,8 @@ extension PackDatabase {
                 row.bind(try p.footpodSensor.map { try sensorRow(statements, $0, kind: .footpod) })
                 row.bind(try p.gpsSensor.map { try sensorRow(statements, $0, kind: .gps) })
                 row.bind(p.steps)
+                row.bind(p.cadenceRPM)
+                row.bind(try p.bikeSensor.map { try sensorRow(statements, $0, kind: .bike) })
                 try row.step()
             }
         }
@@ -144,6 +147,7 @@ extension PackDatabase {
         row.bind(s.averageCadence)
         row.bind(s.maximumSpeed)
         row.bind(s.pointCount)
+        row.bind(s.averageCrankCadence)
         try row.step()
     }
 
@@ -164,6 +168,7 @@ extension PackDatabase {
         update.bind(s.maximumSpeed)
         update.bind(s.pointCount)
         update.bind(summary.steps)
+        update.bind(s.averageCrankCadence)
         update.bind(session)
         try update.step()
         var delete = try statements(.deleteSplits)

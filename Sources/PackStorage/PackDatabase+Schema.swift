@@ -194,6 +194,19 @@ extension PackDatabase {
             // runs synced before the store said).
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN counted TEXT")
         }
+        migrator.registerMigration("v8: rides") { db in
+            // A session's sport (every earlier one was a run); a ride's crank cadence, per point
+            // and averaged per lap and session, and the bike sensor its wheel came from.
+            try db.execute(
+                sql: """
+                    ALTER TABLE session ADD COLUMN sport TEXT NOT NULL DEFAULT 'run'
+                        CHECK (sport IN ('run', 'bike', 'walk'));
+                    ALTER TABLE session ADD COLUMN avg_cadence_rpm REAL;
+                    ALTER TABLE lap ADD COLUMN avg_cadence_rpm REAL;
+                    ALTER TABLE point ADD COLUMN cadence_rpm INTEGER;
+                    ALTER TABLE point ADD COLUMN bike_sensor INTEGER REFERENCES sensor(id);
+                    """)
+        }
         return migrator
     }
 }

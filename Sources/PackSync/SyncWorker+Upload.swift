@@ -224,7 +224,8 @@ extension SyncWorker {
             throw SyncFailure(.pack, code: "not_finished", message: "run \(session) is not finished")
         }
         return Activity(
-            start: record.startWall, points: try database.points(of: session), events: try database.events(of: session),
+            start: record.startWall, sport: Activity.Sport(record.sport), points: try database.points(of: session),
+            events: try database.events(of: session),
             laps: try database.laps(of: session), rrIntervals: try database.rrIntervals(of: session), summary: summary)
     }
 }

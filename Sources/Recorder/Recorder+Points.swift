@@ -46,7 +46,16 @@ extension Recorder {
                 gpsSpeed = fix.speedMetersPerSecond
             }
         }
-        point.speedMetersPerSecond = gpsSpeed ?? footpodSpeed
+        var wheelSpeed: Double?
+        if sport == .bike, let i = selectFresh(.bike, at: boundary) {
+            let bike = tracks[i].bike
+            point.bikeSensor = tracks[i].id
+            point.cadenceRPM = bike.crankRate.map { Int($0.rounded()) }
+            if let rate = bike.wheelRate, let circumference = wheelCircumference(track: i) {
+                wheelSpeed = rate * circumference
+            }
+        }
+        point.speedMetersPerSecond = wheelSpeed ?? gpsSpeed ?? footpodSpeed
         if stepCount.hasSource { point.steps = Int(stepCount.count) }
         if let speed = point.speedMetersPerSecond {
             point.isMoving = speed >= configuration.movingSpeed
@@ -161,7 +170,7 @@ extension Recorder {
         if let total = rsc.totalDistance10ths, let before = previous.totalDistance10ths {
             // The footpod's own odometer counts through link gaps; it wraps at 2^32.
             let delta = Double(total &- before) / 10
-            if delta / seconds <= configuration.gps.maximumSpeed { meters = delta }
+            if delta / seconds <= maximumGPSSpeed { meters = delta }
         }
         if meters == nil, time.nanoseconds - previousTime.nanoseconds <= configuration.staleAfterNanoseconds {
             meters = (previous.speedMetersPerSecond + rsc.speedMetersPerSecond) / 2 * seconds
@@ -195,13 +204,14 @@ extension Recorder {
 
     mutating func receiveGPSEpoch(_ epoch: EpochFix, track index: Int) {
         let settings = configuration.gps
+        let maximumSpeed = maximumGPSSpeed
         guard epoch.hasFix else {
             tracks[index].gps.previous = nil
             tracks[index].gps.anchor = nil
             tracks[index].gps.locked = false
             return
         }
-        if let speed = epoch.speed, speed > settings.maximumSpeed { return }  // a glitch: ignore the fix
+        if let speed = epoch.speed, speed > maximumSpeed { return }  // a glitch: ignore the fix
         let previous = tracks[index].gps.previous
         tracks[index].gps.previous = epoch
         guard selectFresh(.gps, at: epoch.time) == index else { return }
@@ -215,8 +225,9 @@ extension Recorder {
         if let v0 = previous.speed, let v1 = epoch.speed {
             let a = v0 < settings.stationarySpeed ? 0 : v0
             let b = v1 < settings.stationarySpeed ? 0 : v1
-            totals.distance.add(
-                (a + b) / 2 * epoch.time.seconds(since: previous.time), from: previous.time, to: epoch.time)
+            countGPS(
+                (a + b) / 2 * epoch.time.seconds(since: previous.time), from: previous.time, to: epoch.time,
+                track: index)
             tracks[index].gps.anchor = epoch
             return
         }
@@ -228,11 +239,20 @@ extension Recorder {
             lat1: anchor.latitude, lon1: anchor.longitude, lat2: epoch.latitude, lon2: epoch.longitude)
         let radius = max(settings.minimumJitterRadius, (epoch.hdop ?? 2) * settings.jitterRadiusPerHDOP)
         guard meters >= radius else { return }
-        guard meters / epoch.time.seconds(since: anchor.time) <= settings.maximumSpeed else {
+        guard meters / epoch.time.seconds(since: anchor.time) <= maximumSpeed else {
             tracks[index].gps.anchor = epoch  // a jump: start again from here, count nothing
             return
         }
-        totals.distance.add(meters, from: anchor.time, to: epoch.time)
+        countGPS(meters, from: anchor.time, to: epoch.time, track: index)
         tracks[index].gps.anchor = epoch
+    }
+
+    /// GPS metres up to the receiver's latest epoch: on its odometer, and in the run's distance
+    /// unless a ride's wheel measures it.
+    private mutating func countGPS(
+        _ meters: Double, from: MonotonicInstant, to: MonotonicInstant, track index: Int
+    ) {
+        if meters.isFinite, meters > 0 { tracks[index].gps.odometer += meters }
+        if measuringBike(at: to) == nil { totals.distance.add(meters, from: from, to: to) }
     }
 }

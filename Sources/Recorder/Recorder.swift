@@ -44,13 +44,13 @@ public struct Recorder: Sendable {
 
     // MARK: Inputs
 
-    /// Applies a session command at `time`.
+    /// Applies a session command at `time`; a start records `sport`.
     public mutating func handle(
-        _ command: SessionCommand, at time: MonotonicInstant, wall: WallInstant? = nil
+        _ command: SessionCommand, at time: MonotonicInstant, wall: WallInstant? = nil, sport: RunSport = .run
     ) throws(RecorderError) -> [RecorderOutput] {
         let time = clamp(time)
         switch (command, state) {
-        case (.start, .idle), (.start, .finished): return begin(at: time, wall: wall)
+        case (.start, .idle), (.start, .finished): return begin(at: time, wall: wall, sport: sport)
         case (.start, _): throw .alreadyRecording
         case (_, .idle): throw .notStarted
         case (_, .finished): throw .notRecording
@@ -138,8 +138,7 @@ public struct Recorder: Sendable {
         case .steps(let count):
             receiveSteps(count, track: index)
         case .cyclingSpeedCadence(let csc):
-            tracks[index].bike.previous = tracks[index].bike.latest
-            tracks[index].bike.latest = csc
+            receiveBike(csc, at: time, track: index)
         case .battery, .link:
             break
         }
@@ -224,7 +223,10 @@ public struct Recorder: Sendable {
         }
     }
 
-    private mutating func begin(at time: MonotonicInstant, wall: WallInstant?) -> [RecorderOutput] {
+    /// What the session records (a run until one starts).
+    public var sport: RunSport { start?.sport ?? .run }
+
+    private mutating func begin(at time: MonotonicInstant, wall: WallInstant?, sport: RunSport) -> [RecorderOutput] {
         // A new session keeps what is known of the sensors and starts everything else afresh.
         let known = tracks.map { track in
             var t = track
@@ -238,7 +240,7 @@ public struct Recorder: Sendable {
         wallClockSynchronized = synchronized
         gpsTimeOffset = gpsOffset
         grid.lastInputTime = time
-        var begun = SessionStart(monotonic: time, wall: wall)
+        var begun = SessionStart(monotonic: time, wall: wall, sport: sport)
         if !wallClockSynchronized, let gpsOffset {
             begun.wall = WallInstant(nanosecondsSinceEpoch: time.nanoseconds &+ gpsOffset)
             begun.wallFromGPS = true

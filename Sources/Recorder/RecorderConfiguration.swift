@@ -12,12 +12,14 @@ public struct RecorderConfiguration: Hashable, Sendable {
     public var gps: GPSDistanceConfiguration
     /// Count steps from the footpod's cadence while no pedometer is fresh (the last fallback).
     public var stepsFromFootpodCadence: Bool
+    public var bike: BikeConfiguration
 
     public init(
         autoLapMeters: Double? = 1000, staleAfterNanoseconds: Int64 = 3 * nanosecondsPerSecond,
         movingSpeed: Double = 0.5, gps: GPSDistanceConfiguration = GPSDistanceConfiguration(),
-        stepsFromFootpodCadence: Bool = true
+        stepsFromFootpodCadence: Bool = true, bike: BikeConfiguration = BikeConfiguration()
     ) {
+        self.bike = bike
         self.stepsFromFootpodCadence = stepsFromFootpodCadence
         self.autoLapMeters = autoLapMeters
         self.staleAfterNanoseconds = staleAfterNanoseconds
@@ -52,5 +54,33 @@ public struct GPSDistanceConfiguration: Hashable, Sendable {
         self.jitterRadiusPerHDOP = jitterRadiusPerHDOP
         self.maximumFixGapNanoseconds = maximumFixGapNanoseconds
         self.maximumSpeed = maximumSpeed
+    }
+}
+
+/// How a ride's wheel becomes speed and distance.
+///
+/// The CSC sensor counts wheel revolutions; its circumference turns them into metres. Unset, it
+/// is learnt: the GPS's metres over the wheel's revolutions during the first `learnOverMeters`
+/// with a GPS lock, accepted between 1 and 3 m (a 20-inch to a 29er wheel with room either side).
+/// Until then, and whenever the bike sensor is silent, GPS measures the ride.
+public struct BikeConfiguration: Hashable, Sendable {
+    /// The wheel's circumference in metres (2.105 for a 700×25C road tyre); `nil` learns it.
+    public var wheelCircumferenceMeters: Double?
+    public var learnOverMeters: Double
+    /// A GPS speed above this (m/s) during a ride is a glitch (a runner's limit is `gps.maximumSpeed`).
+    public var maximumSpeed: Double
+    /// No wheel or crank event for this long means the wheel or the crank stands still.
+    public var stillAfterNanoseconds: Int64
+
+    public static let plausibleCircumference = 1.0...3.0
+
+    public init(
+        wheelCircumferenceMeters: Double? = nil, learnOverMeters: Double = 2000, maximumSpeed: Double = 25,
+        stillAfterNanoseconds: Int64 = 2 * nanosecondsPerSecond
+    ) {
+        self.wheelCircumferenceMeters = wheelCircumferenceMeters
+        self.learnOverMeters = learnOverMeters
+        self.maximumSpeed = maximumSpeed
+        self.stillAfterNanoseconds = stillAfterNanoseconds
     }
 }

@@ -10,7 +10,7 @@ public struct SensorReading: Hashable, Sendable {
     public enum Value: Hashable, Sendable {
         case heartRate(HeartRateMeasurement)
         case runningSpeedCadence(RSCMeasurement)
-        /// A bike sensor's counts: kept for status, not (yet) part of a run's points.
+        /// A bike sensor's counts: a ride's speed, distance and crank cadence.
         case cyclingSpeedCadence(CSCMeasurement)
         /// A sensor's battery, in percent.
         case battery(UInt8)
@@ -50,6 +50,8 @@ public struct SessionStart: Hashable, Sendable {
     public var wall: WallInstant?
     /// `wall` came from GPS time (the system clock was not synchronised).
     public var wallFromGPS = false
+    /// What the session records: a ride takes its speed and distance from the bike's wheel.
+    public var sport: RunSport = .run
 }
 
 /// A command that does not apply in the recorder's state, with a sentence for the runner.

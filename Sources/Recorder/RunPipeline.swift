@@ -61,8 +61,10 @@ public struct RunPipeline: Sendable {
         }
         if event.monotonic > (latest ?? event.monotonic) || latest == nil { latest = event.monotonic }
         switch event.body {
-        case .command(let command):
-            do { step.outputs = try recorder.handle(command, at: event.monotonic, wall: event.wall) } catch {
+        case .command(let command, let sport):
+            do {
+                step.outputs = try recorder.handle(command, at: event.monotonic, wall: event.wall, sport: sport ?? .run)
+            } catch {
                 step.commandError = error
                 step.outputs = recorder.advance(to: event.monotonic)
             }

@@ -58,10 +58,30 @@ struct GPSTrack: Hashable, Sendable {
     var anchor: EpochFix?
     /// Set once two consecutive fixes joined up: from then on GPS measures the distance.
     var locked = false
+    /// Every metre this receiver measured, counted or not (a ride's wheel learns from it).
+    var odometer = 0.0
 }
 
-/// A bike sensor's latest two measurements (speed and cadence come from their difference).
+/// A bike sensor's latest two measurements (speed and cadence come from their difference), the
+/// rates they gave, and its wheel as learnt from GPS (kept from one ride to the next).
 struct BikeTrack: Hashable, Sendable {
     var latest: CSCMeasurement?
     var previous: CSCMeasurement?
+    var latestTime: MonotonicInstant?
+    /// Wheel revolutions per second and crank revolutions per minute, and when each last moved.
+    var wheelRate: Double?
+    var crankRate: Double?
+    var wheelMoved: MonotonicInstant?
+    var crankMoved: MonotonicInstant?
+    /// The circumference learnt from GPS, in metres.
+    var learntCircumference: Double?
+    var learning = WheelLearning()
+}
+
+/// GPS metres and wheel revolutions over the same intervals, while the wheel is learnt.
+struct WheelLearning: Hashable, Sendable {
+    var meters = 0.0
+    var revolutions = 0.0
+    /// The GPS odometer at the previous CSC event, while GPS was locked.
+    var odometerBefore: Double?
 }

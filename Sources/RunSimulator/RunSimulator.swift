@@ -49,6 +49,7 @@ struct Simulation {
     var runner: Runner
     var strap: Strap
     var pod = Footpod()
+    var bike: BikeSensor
     var receiver: Receiver
     var output = Output()
 
@@ -110,6 +111,7 @@ struct Simulation {
         let errorNorth = GaussMarkov(sigma: 1.8, tau: 50, random: &random)
         let errorUp = GaussMarkov(sigma: 3.0, tau: 80, random: &random)
         self.random = random
+        bike = BikeSensor(seed: scenario.seed)
         runner = Runner(
             finishDistance: scenario.minutes == nil ? Self.route.length * Double(scenario.loops) : .infinity,
             nextCrossing: Self.route.length * Self.route.crossingFraction)
@@ -126,7 +128,7 @@ struct Simulation {
     }
 
     mutating func command(_ command: SessionCommand, at time: Double) {
-        emit(time, .command(command))
+        emit(time, .command(command, sport: command == .start && isRide ? .bike : nil))
         switch command {
         case .start, .resume: output.recordingSince = time
         case .pause, .stop:
@@ -139,7 +141,7 @@ struct Simulation {
 
     mutating func run() {
         emit(0.62, .link(sensor: "hr0", state: .connected, reason: nil))
-        emit(0.93, .link(sensor: "pod0", state: .connected, reason: nil))
+        emit(0.93, .link(sensor: isRide ? "bike0" : "pod0", state: .connected, reason: nil))
         command(.start, at: Self.startCommandTime)
         emit(strap.dropoutStart + 4.0, .link(sensor: "hr0", state: .disconnected, reason: "supervision timeout"))
         emit(strap.reconnectTime, .link(sensor: "hr0", state: .connected, reason: nil))
@@ -148,9 +150,14 @@ struct Simulation {
             receiver.previousDistance = runner.distance
             stepRunner()
             t += Self.dt
+            if isRide { stepBike(from: receiver.previousT, distanceBefore: receiver.previousDistance) }
             stepHeart()
             while strap.nextHRM <= t { sendHeartRate() }
-            while pod.nextRSC <= t { sendRunningSpeed() }
+            if isRide {
+                while bike.nextCSC <= t { sendCyclingSpeedCadence() }
+            } else {
+                while pod.nextRSC <= t { sendRunningSpeed() }
+            }
             while Double(receiver.nextEpochWall - scenario.startWall.nanosecondsSinceEpoch) / 1e9 <= t {
                 sendGPSEpoch()
             }
@@ -213,14 +220,14 @@ struct Simulation {
         v *= g > 0 ? 1 - 4 * g : 1 - 1.5 * g
         v *= 1 + 0.02 * sin(2 * Double.pi * t / 97)
         v *= 1 - 0.00002 * max(0, t - Self.startCommandTime)
-        return v
+        return isRide ? v * Self.rideSpeedFactor : v
     }
 
     // MARK: The heart and the strap
 
     mutating func stepHeart() {
         let g = Self.route.grade(at: runner.distance)
-        let effort = runner.speed * (1 + 5 * max(g, 0))
+        let effort = runner.speed / (isRide ? Self.rideSpeedFactor : 1) * (1 + 5 * max(g, 0))
         let minutes = max(0, t - Self.startCommandTime) / 60
         let target = runner.speed > 0.3 ? 70 + 24 * effort + 0.3 * minutes : 94 + 0.15 * minutes
         let tau = target > runner.heartRate ? 20.0 : 32.0
@@ -344,15 +351,17 @@ struct Simulation {
                 monotonic: MonotonicInstant(nanoseconds: Self.monotonicOrigin + offset),
                 wall: scenario.startWall.advanced(byNanoseconds: offset), body: event.body)
         }
-        let truth = SimulationTruth(
+        var truth = SimulationTruth(
             seed: scenario.seed, routeDistanceMeters: runner.distance,
             averageHeartRate: output.heartRateSamples.isEmpty
                 ? 0 : Double(output.heartRateSamples.reduce(0, +)) / Double(output.heartRateSamples.count),
             heartRateSamples: output.heartRateSamples.count, rrIntervals: output.rrCount)
+        truth.ride = rideTruth
         let header = CaptureHeader(
-            sensors: RunSimulator.sensors,
+            sensors: isRide ? RunSimulator.rideSensors : RunSimulator.sensors,
             createdBy: "handoff simulate --seed \(scenario.seed)"
-                + (scenario.minutes.map { " --minutes \(NMEAWriter.fixed($0, 1))" } ?? " --loops \(scenario.loops)"),
+                + (scenario.minutes.map { " --minutes \(NMEAWriter.fixed($0, 1))" } ?? " --loops \(scenario.loops)")
+                + (isRide ? " --sport bike" : ""),
             simulation: truth)
         return SimulatedRun(header: header, events: captureEvents)
     }

@@ -12,11 +12,17 @@ public struct SimulationScenario: Hashable, Sendable {
     public var startWall: WallInstant
     /// Whether the receiver sends RMC (with its Doppler speed) besides GGA; some send GGA alone.
     public var gpsSendsRMC: Bool
+    /// A run (strap, footpod, GPS) or a ride (strap, the bike's CSC sensor, GPS); a walk is not simulated.
+    public var sport: RunSport
+    /// A ride's wheel, in metres (a 700×25C road tyre).
+    public var wheelCircumferenceMeters: Double
 
     public init(
         seed: UInt64 = 7, loops: Int = 1, minutes: Double? = nil, startWall: WallInstant? = nil,
-        gpsSendsRMC: Bool = true
+        gpsSendsRMC: Bool = true, sport: RunSport = .run, wheelCircumferenceMeters: Double = 2.105
     ) {
+        self.sport = sport == .bike ? .bike : .run
+        self.wheelCircumferenceMeters = wheelCircumferenceMeters
         self.seed = seed
         self.loops = max(1, loops)
         self.minutes = minutes

@@ -20,6 +20,12 @@ public enum CaptureCodec {
             sim.append("avg_hr_bpm", .double(truth.averageHeartRate))
             sim.append("hr_samples", .integer(Int64(truth.heartRateSamples)))
             sim.append("rr_intervals", .integer(Int64(truth.rrIntervals)))
+            if let ride = truth.ride {
+                var r = JSONObject()
+                r.append("wheel_circumference_m", .double(ride.wheelCircumferenceMeters))
+                r.append("avg_crank_rpm", .double(ride.averageCrankRPM))
+                sim.append("ride", .object(r))
+            }
             object.append("simulation", .object(sim))
         }
         var writer = JSONWriter()
@@ -78,10 +84,16 @@ public enum CaptureCodec {
                 w.key("reason")
                 w.write(reason)
             }
-        case .command(let command):
+        case .command(let command, let sport):
             w.raw(",\"kind\":\"command\",")
             w.key("command")
             w.write(command.rawValue)
+            // Only when named: a run's capture without it is a run, and reads as before.
+            if let sport {
+                w.raw(",")
+                w.key("sport")
+                w.write(sport.rawValue)
+            }
         case .clock(let synchronized):
             w.raw(",\"kind\":\"clock\",\"synchronized\":")
             w.raw(synchronized ? "true" : "false")
@@ -120,6 +132,11 @@ public enum CaptureCodec {
                 averageHeartRate: try requiredNumber(sim, "avg_hr_bpm"),
                 heartRateSamples: Int(try requiredInteger(sim, "hr_samples")),
                 rrIntervals: Int(try requiredInteger(sim, "rr_intervals")))
+            if let ride = sim["ride"]?.objectValue {
+                truth?.ride = RideTruth(
+                    wheelCircumferenceMeters: try requiredNumber(ride, "wheel_circumference_m"),
+                    averageCrankRPM: try requiredNumber(ride, "avg_crank_rpm"))
+            }
         }
         return CaptureHeader(
             version: Int(version), sensors: sensors, createdBy: try optionalString(object, "created_by"),
@@ -166,7 +183,14 @@ public enum CaptureCodec {
         case "command":
             let name = try requiredString(object, "command")
             guard let command = SessionCommand(rawValue: name) else { throw .unknownCommand(name) }
-            body = .command(command)
+            var sport: RunSport?
+            if let text = try optionalString(object, "sport") {
+                guard let named = RunSport(rawValue: text) else {
+                    throw .wrongType(field: "sport", expected: RunSport.names)
+                }
+                sport = named
+            }
+            body = .command(command, sport: sport)
         case "clock":
             guard let value = object["synchronized"] else { throw .missingField("synchronized") }
             guard case .bool(let synchronized) = value else {

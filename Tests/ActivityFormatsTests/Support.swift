@@ -70,12 +70,14 @@ extension Dictionary where Key == String, Value == Any {
 /// Activities to write: recorded by the real pipeline from simulated runs, or generated.
 enum Activities {
     /// The simulator's run through the recorder, as the pack would export it.
-    static func simulated(seed: UInt64 = 0, minutes: Double? = nil) -> Activity {
-        let run = RunSimulator.simulate(SimulationScenario(seed: seed, minutes: minutes))
+    static func simulated(seed: UInt64 = 0, minutes: Double? = nil, sport: RunSport = .run) -> Activity {
+        let run = RunSimulator.simulate(SimulationScenario(seed: seed, minutes: minutes, sport: sport))
         var pipeline = RunPipeline(sensors: run.header.sensors)
         var outputs: [RecorderOutput] = []
         for event in run.events { outputs += pipeline.process(event).outputs }
-        return activity(outputs)
+        var recorded = activity(outputs)
+        recorded.sport = Activity.Sport(sport)
+        return recorded
     }
 
     static func activity(_ outputs: [RecorderOutput]) -> Activity {

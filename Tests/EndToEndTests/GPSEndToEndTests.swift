@@ -25,7 +25,7 @@ struct GPSEndToEndTests {
         var out = [lines.removeFirst()]
         for line in lines {
             var event = try CaptureCodec.decodeEvent(Array(line.utf8))
-            if case .command(.start) = event.body, !started {
+            if case .command(.start, _) = event.body, !started {
                 started = true
                 trueStart = event.wall!.nanosecondsSinceEpoch
             }
@@ -127,7 +127,7 @@ struct GpsdOutageTests {
             let base = first ?? event.monotonic.nanoseconds
             first = base
             let offset = event.monotonic.nanoseconds - base
-            if case .command(.start) = event.body { startOffset = offset }
+            if case .command(.start, _) = event.body { startOffset = offset }
             if case .payload("gps0", .nmea, .text(let text)) = event.body { sentences.append((offset, text)) }
         }
         let port = freeLoopbackPort()

@@ -1,3 +1,4 @@
+import HandoffModel
 import PackService
 import TestSupport
 import Testing
@@ -17,6 +18,8 @@ struct ConfigurationTests {
                 auto_lap_m = 1609.344
                 stale_after_s = 5
                 moving_speed_mps = 0.8
+                sport = "bike"
+                wheel_circumference_mm = 2096
                 [gps]
                 stationary_speed_mps = 0.4
                 jitter_radius_m = 4
@@ -47,6 +50,8 @@ struct ConfigurationTests {
         #expect(c.recorder.autoLapMeters == 1609.344)
         #expect(c.recorder.staleAfterNanoseconds == 5_000_000_000)
         #expect(c.recorder.movingSpeed == 0.8)
+        #expect(c.recording.sport == .bike)
+        #expect(c.recorder.bike.wheelCircumferenceMeters == 2.096)
         #expect(c.recorder.gps.stationarySpeed == 0.4)
         #expect(c.recorder.gps.minimumJitterRadius == 4)
         #expect(c.recorder.gps.jitterRadiusPerHDOP == 2.5)
@@ -99,6 +104,11 @@ struct ConfigurationTests {
             ("[recording]\nauto_lap = 1000", "unknown key recording.auto_lap"),
             ("[recordings]\nauto_lap_m = 1000", "unknown section [recordings]"),
             ("[recording]\nstale_after_s = 0.1", "recording.stale_after_s is 0.1; it must be between 1.0 and 60.0"),
+            ("[recording]\nsport = \"swim\"", "recording.sport must be one of run, bike, walk"),
+            (
+                "[recording]\nwheel_circumference_mm = 500",
+                "recording.wheel_circumference_mm must be 0 (learn it from GPS) or from 1000 to 3000"
+            ),
             ("[recording]\nauto_lap_m = \"1 km\"", "recording.auto_lap_m must be a number"),
             ("[log]\nlevel = \"loud\"", "log.level must be one of"),
             ("[replay]\nspeed = -2", "replay.speed must be a positive number or \"max\""),
@@ -133,7 +143,7 @@ struct ConfigurationTests {
             ),
             (
                 "[recording]\nauto_lap = 1",
-                "unknown key recording.auto_lap (known: auto_lap_m, discard_shorter_than_s, moving_speed_mps, stale_after_s, system_clock)"
+                "unknown key recording.auto_lap (known: auto_lap_m, discard_shorter_than_s, moving_speed_mps, sport, stale_after_s, system_clock, wheel_circumference_mm)"
             ),
             (
                 "[gpss]\nsource = \"none\"",

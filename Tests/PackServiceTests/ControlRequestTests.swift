@@ -11,6 +11,7 @@ struct ControlRequestTests {
         (#"{"command":"status"}"#, .status),
         (#"{"command":"start","solo":false}"#, .start(solo: false)),
         (#"{"command":"start"}"#, .start()),
+        (#"{"command":"start","solo":true,"sport":"bike"}"#, .start(solo: true, sport: "bike")),
         (#"{"command":"pause"}"#, .pause()),
         (#"{"command":"pause","units":"mi"}"#, .pause(units: "mi")),
         (#"{"command":"resume","units":"km"}"#, .resume(units: "km")),

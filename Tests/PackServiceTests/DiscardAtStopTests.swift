@@ -82,9 +82,9 @@ struct DiscardAtStopTests {
         let database = try PackDatabase.inMemory()
         let run = RunSimulator.simulate(SimulationScenario(seed: 29, minutes: 3))
         let engine = Self.engine(database, sensors: run.header.sensors)
-        let start = try #require(run.events.first { if case .command(.start) = $0.body { true } else { false } })
+        let start = try #require(run.events.first { if case .command(.start, _) = $0.body { true } else { false } })
         for event in run.events {
-            if case .command(.stop) = event.body { break }
+            if case .command(.stop, _) = event.body { break }
             await engine.ingest(event)
             if event.monotonic.seconds(since: start.monotonic) >= 45 { break }
         }

@@ -91,6 +91,41 @@ struct PackDatabaseTests {
         #expect(try db.resolveRun("\(id.rawValue)") == id)
     }
 
+    @Test("A ride keeps its sport, its points' crank cadence and bike sensor, and its laps' and summary's cadence")
+    func rideRoundTrip() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let db = try PackDatabase(path: dir.path + "/handoff.sqlite")
+        let id = try db.beginSession(
+            uuid: "b1ke0000-0001", startMonotonic: Self.start, startWall: Self.wall, source: "live", sport: .bike)
+        var batch = SessionBatch(session: id)
+        batch.points = (0..<10).map { elapsed in
+            var p = Self.point(elapsed)
+            p.cadenceSPM = nil
+            p.footpodSensor = nil
+            p.cadenceRPM = elapsed == 4 ? 0 : 84 + elapsed % 3
+            p.bikeSensor = "bike0"
+            return p
+        }
+        let statistics = RunStatistics(
+            distanceMeters: 80, timerSeconds: 10, movingSeconds: 9, pointCount: 10, averageCrankCadence: 85.25)
+        batch.laps = [
+            Lap(index: 1, trigger: .sessionEnd, startElapsedSeconds: 0, endElapsedSeconds: 9, statistics: statistics)
+        ]
+        let summary = RunSummary(elapsedSeconds: 10, statistics: statistics, splits: [])
+        batch.finish = SessionBatch.Finish(summary: summary, wall: Self.wall)
+        try db.commit(batch)
+        #expect(try db.points(of: id) == batch.points)
+        #expect(try db.laps(of: id) == batch.laps)
+        let run = try #require(try db.run(id))
+        #expect(run.sport == .bike)
+        #expect(run.summary == summary)
+        // A run started before sports, and one started without naming one, are runs.
+        let plain = try db.beginSession(
+            uuid: "a0000000-0002", startMonotonic: Self.start, startWall: Self.wall, source: "live")
+        #expect(try db.run(plain)?.sport == .run)
+    }
+
     @Test("A failed batch leaves nothing behind (all or nothing)")
     func atomicBatch() throws {
         let db = try PackDatabase.inMemory()

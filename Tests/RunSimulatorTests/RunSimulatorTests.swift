@@ -27,7 +27,7 @@ struct RunSimulatorTests {
     @Test("A simulated capture has what the demo promises: fix, pause, underpass, dropout, corrupt sentences")
     func contents() throws {
         let run = RunSimulator.simulate(SimulationScenario())
-        let commands = run.events.compactMap { if case .command(let c) = $0.body { c } else { nil } }
+        let commands = run.events.compactMap { if case .command(let c, _) = $0.body { c } else { nil } }
         #expect(commands == [.start, .pause, .resume, .stop])
         let links = run.events.compactMap { if case .link(_, let s, _) = $0.body { s } else { nil } }
         #expect(links == [.connected, .connected, .disconnected, .connected])

@@ -14,11 +14,15 @@ struct CaptureCodecTests {
         simulation: SimulationTruth(
             seed: 3, routeDistanceMeters: 5012.5, averageHeartRate: 150.25, heartRateSamples: 10, rrIntervals: 12))
 
-    @Test("A header round-trips")
+    @Test("A header round-trips, with a simulated ride's truth too")
     func headerRoundTrip() throws {
         let line = CaptureCodec.encode(header)
         #expect(line.hasPrefix(#"{"handoff_capture":1,"#))
+        #expect(!line.contains("ride"))
         #expect(try CaptureCodec.decodeHeader(line) == header)
+        var ride = header
+        ride.simulation?.ride = RideTruth(wheelCircumferenceMeters: 2.105, averageCrankRPM: 84.5)
+        #expect(try CaptureCodec.decodeHeader(CaptureCodec.encode(ride)) == ride)
     }
 
     @Test("Every kind of event round-trips and is written the same way every time")
@@ -37,6 +41,7 @@ struct CaptureCodecTests {
             CaptureEvent(
                 monotonic: MonotonicInstant(nanoseconds: 7), body: .link(sensor: "hr0", state: .connected, reason: nil)),
             CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 8), wall: nil, body: .command(.pause)),
+            CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 8), body: .command(.start, sport: .bike)),
             CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 9), body: .clock(synchronized: false)),
             CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 10), body: .clock(synchronized: true)),
             CaptureEvent(
@@ -53,6 +58,10 @@ struct CaptureCodecTests {
             #expect(try CaptureCodec.decodeEvent(line) == event)
             #expect(CaptureCodec.encode(try CaptureCodec.decodeEvent(line)) == line)
         }
+        // A start without a sport is written as it always was: a run's capture stays byte for byte.
+        #expect(
+            CaptureCodec.encode(CaptureEvent(monotonic: MonotonicInstant(nanoseconds: 1), body: .command(.start)))
+                == #"{"mono_ns":1,"kind":"command","command":"start"}"#)
         #expect(
             CaptureCodec.encode(events[0])
                 == #"{"mono_ns":41318000001,"wall_ns":1781000000123456789,"sensor":"hr0","kind":"hrm","hex":"16485401"}"#
@@ -68,6 +77,10 @@ struct CaptureCodecTests {
                 CaptureError.wrongType(field: "mono_ns", expected: "an integer")
             ),
             (#"{"mono_ns":1,"kind":"command","command":"jump"}"#, CaptureError.unknownCommand("jump")),
+            (
+                #"{"mono_ns":1,"kind":"command","command":"start","sport":"swim"}"#,
+                CaptureError.wrongType(field: "sport", expected: "run, bike or walk")
+            ),
             (
                 #"{"mono_ns":1,"sensor":"hr0","kind":"hrm","hex":"1g"}"#,
                 CaptureError.badHex(.invalidCharacter(position: 2))

@@ -242,7 +242,8 @@ def garmin_oracle(path):
             "max_speed": first(m.get("enhanced_max_speed"), m.get("max_speed")),
         }
 
-    out["laps"] = [dict(totals(m), lap_trigger=m.get("lap_trigger"))
+    out["laps"] = [dict(totals(m), lap_trigger=m.get("lap_trigger"),
+                        sport=m.get("sport"), sub_sport=m.get("sub_sport"))
                    for m in mesgs("lap_mesgs")]
     out["sessions"] = [dict(totals(m),
                             sport=m.get("sport"),
@@ -458,6 +459,7 @@ def gpxpy_oracle(path):
             version=gpx.version,
             creator=gpx.creator,
             tracks=tracks,
+            track_types=[t.type for t in gpx.tracks],
             length_2d=gpx.length_2d(),
             duration=gpx.get_duration(),
             moving_data={
@@ -517,6 +519,7 @@ def tcx_oracle(path):
                     "avg_hr": number(text(lap, f"{t}AverageHeartRateBpm/{t}Value")),
                     "max_hr": number(text(lap, f"{t}MaximumHeartRateBpm/{t}Value")),
                     "avg_run_cadence": number(text(lap, f"{t}Extensions/{ax}LX/{ax}AvgRunCadence")),
+                    "cadence": number(text(lap, f"{t}Cadence")),
                     "avg_speed": number(text(lap, f"{t}Extensions/{ax}LX/{ax}AvgSpeed")),
                     "trigger": text(lap, f"{t}TriggerMethod"),
                     "tracks": len(tracks),
