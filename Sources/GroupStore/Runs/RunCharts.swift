@@ -102,7 +102,7 @@ struct RunChart: Sendable, Equatable {
                 RunChart(
                     id: "cadence", title: "Cadence", series: series.cadence, axis: axis,
                     format: { PageFormat.whole($0.rounded(.down)) },
-                    unit: "spm"))
+                    unit: facts.cycling ? "rpm" : "spm"))
         }
         if let alpha1 = alpha1(facts, axis: axis) { charts.append(alpha1) }
         return charts

@@ -14,7 +14,8 @@ struct RunFacts: Codable, Sendable, Equatable {
     static let steps = 240
     /// What `init(_:)` computes; kept facts of another version are computed again from the file.
     /// 2: heart-rate variability from the strap's RR intervals (issue 34).
-    static let currentVersion = 2
+    /// 3: a ride's cadence is its crank's (rpm), as FIT counts it for cycling, not doubled into steps.
+    static let currentVersion = 3
 
     var version: Int
     var cycling: Bool
@@ -39,6 +40,7 @@ struct RunFacts: Codable, Sendable, Equatable {
         /// The highest heart rate of any point: the top of the run's own zones.
         var highestPointHeartRate: Int?
         var climb: Double?
+        /// Steps a minute, or a ride's crank revolutions a minute.
         var averageCadence: Double?
         var steps: Int?
     }
@@ -145,7 +147,8 @@ extension RunFacts {
             distance: statistics.distanceMeters, moving: Double(statistics.movingSeconds),
             averageHeartRate: statistics.averageHeartRate, maximumHeartRate: statistics.maximumHeartRate,
             highestPointHeartRate: activity.points.compactMap(\.heartRateBPM).max(),
-            climb: Self.climb(activity.points.compactMap(Self.altitude)), averageCadence: statistics.averageCadence,
+            climb: Self.climb(activity.points.compactMap(Self.altitude)),
+            averageCadence: statistics.averageCadence ?? statistics.averageCrankCadence,
             steps: activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps)
         let shape = RouteShape(activity: activity)
         track = activity.points.first { $0.latitude != nil }?.latitude.map { first in
@@ -189,7 +192,7 @@ extension RunFacts {
         return Series(
             speed: series { $0.speedMetersPerSecond.flatMap { $0 >= 0.5 ? $0 : nil } },
             heartRate: series { $0.heartRateBPM.map(Double.init) }, altitude: series(Self.altitude),
-            cadence: series { $0.cadenceSPM.flatMap { $0 > 0 ? Double($0) : nil } })
+            cadence: series { ($0.cadenceSPM ?? $0.cadenceRPM).flatMap { $0 > 0 ? Double($0) : nil } })
     }
 
     /// A point's altitude where it is one on Earth (a file may say anything): from the Dead

@@ -164,7 +164,7 @@ extension RunPage {
             stats.append(Stat(label: "Elevation gain", value: "\(PageFormat.whole(gain)) m"))
         }
         if let cadence = summary.averageCadence {
-            stats.append(Stat(label: "Cadence", value: "\(PageFormat.whole(cadence)) spm"))
+            stats.append(Stat(label: "Cadence", value: "\(PageFormat.whole(cadence)) \(facts.cycling ? "rpm" : "spm")"))
         }
         if let steps = summary.steps {
             stats.append(Stat(label: "Steps", value: String(steps)))
