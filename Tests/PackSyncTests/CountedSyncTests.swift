@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAPI
 import HandoffModel
 import PackControl
 import PackService
@@ -61,6 +62,55 @@ struct CountedSyncTests {
             #expect(
                 json.contains(#""reason_code":"started_before_joining""#)
                     && json.contains(#""counted_in":["Relay club"]"#))
+        }
+    }
+}
+
+/// Issue 34: a ride recorded on the pack reaches the store as a ride and counts by the group's
+/// sports.
+@Suite(.serialized)
+struct RideSyncTests {
+    @Test(
+        "A pack's ride is a bike ride on the store, not counted where the group counts runs and walks, with the crank's cadence"
+    )
+    func rideUploads() async throws {
+        try await LiveStore.run { store in
+            let token = try await store.signUp("ada")
+            let group = try await store.createGroup(token)
+            let pack = try TestPack("ride")
+            try await pack.link(to: store, approvingWith: token)
+            var ride = TestPack.activity(seconds: 600, speed: 8, origin: (48.2, 16.37))
+            for i in ride.points.indices {
+                ride.points[i].cadenceSPM = nil
+                ride.points[i].cadenceRPM = 80 + i % 10
+                ride.points[i].bikeSensor = "bike0"
+            }
+            ride.summary.statistics.averageCadence = nil
+            ride.summary.statistics.averageCrankCadence = 84.5
+            let uuid = UUID().uuidString.lowercased()
+            _ = try pack.database.importRun(
+                uuid: uuid, source: "test", startWall: nowWall.advanced(byNanoseconds: 1_000_000_000),
+                points: ride.points, rrIntervals: [], events: [], laps: [], summary: ride.summary, now: nowWall,
+                sport: .bike)
+            let worker = Task { await pack.worker.run() }
+            try await pack.waitUntilSynced()
+            await pack.worker.stop()
+            await worker.value
+
+            let run = try #require(try pack.database.runs().first { $0.uuid == uuid })
+            let counting = try #require(
+                try pack.database.counted(run.id).map { try ControlJSON.decode(CountingReport.self, from: $0) })
+            #expect(counting.countedIn.isEmpty)
+            #expect(counting.notCounted.map(\.reasonCode) == ["sport_not_counted"], "\(counting)")
+            #expect(try await store.progress(token, group: group.id).group.totalM == 0)
+
+            let view = try await store.call(.get, "/v1/runs/\(uuid)", token: token)
+            #expect(view.status == 200)
+            #expect(try view.decode(RunView.self).sport == "bike")
+            let details = try await store.call(.get, "/v1/runs/\(uuid)/details", token: token)
+            #expect(details.status == 200)
+            let cadence = try details.decode(RunDetails.self).series.cadenceSpm.compactMap { $0 }
+            #expect(!cadence.isEmpty && cadence.allSatisfy { (80...89).contains($0) }, "rpm, not doubled: \(cadence)")
         }
     }
 }
