@@ -249,11 +249,11 @@ struct LevelTests {
     func rules() {
         #expect((1...5).map(Level.threshold) == [0, 100, 300, 600, 1_000])
         var level = Level(
-            runs: .of([(.run, 4_999_999), (.bike, 99_000_000)]), weeklyGoals: [], carried: false, groupGoal: false)
+            runs: [(.run, 4_999_999), (.bike, 99_000_000)], weeklyGoals: [], carried: false, groupGoal: false)
         #expect(level.done.isEmpty && level.points == 103 && level.level == 2)
-        level = Level(runs: .of([(.walk, 50_000_000)]), weeklyGoals: [], carried: true, groupGoal: true)
+        level = Level(runs: [(.walk, 50_000_000)], weeklyGoals: [], carried: true, groupGoal: true)
         #expect(level.done == ["baton_leg", "group_goal"], "a walk is not a run")
-        level = Level(runs: .of([(.run, 21_097_500)]), weeklyGoals: [], carried: false, groupGoal: false)
+        level = Level(runs: [(.run, 21_097_500)], weeklyGoals: [], carried: false, groupGoal: false)
         #expect(level.done == ["first_5k", "first_10k", "half_marathon"] && level.points == 171)
         let goal = PersonalGoal(id: 1, period: .week, measure: .runs, sport: nil, target: 1)
         let now = WallInstant(iso8601: "2026-11-25T12:00:00Z")!
@@ -266,9 +266,9 @@ struct LevelTests {
             }
             return GoalProgress(goal, runs: runs, today: today, zone: "UTC")
         }
-        let three = Level(runs: .of([]), weeklyGoals: [weeks([1, 2, 3, 5, 6, 7])], carried: false, groupGoal: false)
+        let three = Level(runs: [], weeklyGoals: [weeks([1, 2, 3, 5, 6, 7])], carried: false, groupGoal: false)
         #expect(!three.done.contains("four_weeks"))
-        let four = Level(runs: .of([]), weeklyGoals: [weeks([5, 6, 7, 8])], carried: false, groupGoal: false)
+        let four = Level(runs: [], weeklyGoals: [weeks([5, 6, 7, 8])], carried: false, groupGoal: false)
         #expect(four.done == ["four_weeks"])
     }
 
@@ -304,20 +304,5 @@ struct LevelTests {
             level = try await client.call(.get, "/v1/me/level", token: ada).decode(LevelView.self)
             #expect(level.objectives.allSatisfy { !$0.done } && level.points == 0 && level.level == 1)
         }
-    }
-}
-
-extension RunTally {
-    /// The tally of runs of these sports and distances, as `StoreRepository.runTally` sums it.
-    static func of(_ runs: [(Sport, Int64)]) -> RunTally {
-        var longest: [Sport: Int64] = [:]
-        for (sport, mm) in runs where mm > 0 { longest[sport] = max(longest[sport] ?? 0, mm) }
-        return RunTally(
-            longest: longest.map {
-                RunMeasure(
-                    sport: $0.key, started: WallInstant(nanosecondsSinceEpoch: 0), distanceMM: $0.value, elapsedMS: 0,
-                    uuid: "")
-            },
-            weeks: [], distanceMM: runs.reduce(0) { $0 + $1.1 })
     }
 }

@@ -41,11 +41,13 @@ struct Level: Sendable, Equatable {
         return n
     }
 
-    /// From the runs' tally (their distance, and each sport's longest), the person's weekly goals
-    /// and what the store found of batons and groups.
-    init(runs: RunTally, weeklyGoals: [GoalProgress], carried: Bool, groupGoal: Bool) {
-        distanceMM = max(0, runs.distanceMM)
-        let longest = runs.longest.first { $0.sport == .run }?.distanceMM ?? 0
+    /// From the runs' sports and distances, the person's weekly goals and what the store found
+    /// of batons and groups.
+    init(
+        runs: [(sport: Sport, distanceMM: Int64)], weeklyGoals: [GoalProgress], carried: Bool, groupGoal: Bool
+    ) {
+        distanceMM = runs.reduce(0) { $0.addingReportingOverflow($1.distanceMM).overflow ? .max : $0 + $1.distanceMM }
+        let longest = runs.filter { $0.sport == .run }.map(\.distanceMM).max() ?? 0
         var done: Set<String> = []
         for (id, mm) in [
             ("first_5k", 5_000_000), ("first_10k", 10_000_000), ("half_marathon", 21_097_500), ("marathon", 42_195_000),
@@ -102,20 +104,16 @@ extension StoreRepository {
 
 extension Services {
     /// The person's level and objectives, from the runs `viewer` may see; goals count only
-    /// where the viewer may see them (the person and their friends). `tally` and `goals`: what
-    /// the caller has read already (the profile, for its records and rings too).
-    func level(
-        _ person: Account, viewer: Int64, goalsSeen: Bool, tally: RunTally? = nil, goals: [GoalProgress]? = nil
-    ) async throws -> Level {
-        let runs: RunTally
-        if let tally { runs = tally } else { runs = try await repository.runTally(account: person.id, viewer: viewer) }
-        var weekly: [GoalProgress] = []
-        if goalsSeen {
-            if let goals { weekly = goals } else { weekly = try await goalProgress(person, viewer: viewer, now: now()) }
-        }
+    /// where the viewer may see them (the person and their friends).
+    func level(_ person: Account, viewer: Int64, goalsSeen: Bool, measures: [RunMeasure]? = nil) async throws -> Level {
+        var runs = measures ?? []
+        if measures == nil { runs = try await repository.runMeasures(account: person.id, viewer: viewer) }
+        let weekly =
+            goalsSeen
+            ? try await goalProgress(person, viewer: viewer, now: now()).filter { $0.goal.period == .week } : []
         let found = try await repository.batonAndGroupGoal(account: person.id, viewer: viewer)
         return Level(
-            runs: runs, weeklyGoals: weekly.filter { $0.goal.period == .week }, carried: found.carried,
+            runs: runs.map { ($0.sport, $0.distanceMM) }, weeklyGoals: weekly, carried: found.carried,
             groupGoal: found.groupGoal)
     }
 }

@@ -147,22 +147,20 @@ extension WebPages {
             }
             var page = PersonPage(person, reader: Reader(account), viewer: account.username)
             let goalsSeen = person.relation.isOwner || (person.relation.isFriend && !person.relation.blocked)
-            // One tally of the runs the viewer may see, and one of the goals, for the level, the
-            // records and the rings.
-            let tally = try await services.repository.runTally(account: person.id, viewer: account.id)
+            // One read of the runs the viewer may see, for the level and the records.
+            let measures = try await services.repository.runMeasures(account: person.id, viewer: account.id)
             if let owner = try await services.repository.account(id: person.id) {
-                let goals =
-                    goalsSeen ? try await services.goalProgress(owner, viewer: account.id, now: services.now()) : []
                 page.more.level = PersonPage.LevelPart(
-                    try await services.level(
-                        owner, viewer: account.id, goalsSeen: goalsSeen, tally: tally, goals: goals))
-                page.more.goals = goals.map {
+                    try await services.level(owner, viewer: account.id, goalsSeen: goalsSeen, measures: measures))
+            }
+            if goalsSeen, let owner = try await services.repository.account(id: person.id) {
+                page.more.goals = try await services.goalProgress(owner, viewer: account.id, now: services.now()).map {
                     GoalCard($0, units: Reader(account).units, owner: person.relation.isOwner ? nil : person.username)
                 }
                 for i in page.more.goals.indices { page.more.goals[i].delete = nil }
             }
             page.more.records = RecordRow.rows(
-                try await services.records(account: person.id, viewer: account.id, tally: tally),
+                try await services.records(account: person.id, viewer: account.id, measures: measures),
                 reader: Reader(account))
             page.more.together = try await services.repository.ranWith(account: person.id, viewer: account.id).map {
                 link in

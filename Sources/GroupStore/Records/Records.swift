@@ -30,12 +30,28 @@ extension BestEfforts {
 struct PersonalRecords: Sendable {
     var efforts: [KeptEffort]
     var longest: [RunMeasure]
-    var weeks: [RunTally.Week]
+    var weeks: [(sport: Sport, monday: Int64, distanceMM: Int64, elapsedMS: Int64)]
 
-    init(efforts: [KeptEffort], tally: RunTally) {
+    init(efforts: [KeptEffort], measures: [RunMeasure]) {
         self.efforts = efforts
-        longest = tally.longest
-        weeks = tally.weeks
+        var longest: [Sport: RunMeasure] = [:]
+        var weeks: [Sport: [Int64: (mm: Int64, ms: Int64)]] = [:]
+        for run in measures {
+            if let held = longest[run.sport], (held.distanceMM, held.started) >= (run.distanceMM, run.started) {
+            } else if run.distanceMM > 0 {
+                longest[run.sport] = run
+            }
+            let monday = weekStart(run.started)
+            weeks[run.sport, default: [:]][monday, default: (0, 0)].mm += run.distanceMM
+            weeks[run.sport, default: [:]][monday, default: (0, 0)].ms += run.elapsedMS
+        }
+        self.longest = longest.values.sorted { $0.sport < $1.sport }
+        // The biggest week; of equal weeks, the earliest (the one that set it first).
+        self.weeks = weeks.compactMap { sport, byWeek in
+            byWeek.filter { $0.value.mm > 0 }.max { a, b in (a.value.mm, b.key) < (b.value.mm, a.key) }.map {
+                (sport, $0.key, $0.value.mm, $0.value.ms)
+            }
+        }.sorted { $0.sport < $1.sport }
     }
 
     static func name(meters: Int64) -> String {
@@ -98,13 +114,13 @@ extension Services {
     }
 
     /// The account's records among the runs `viewer` may see (the account itself: all).
-    /// `tally`: the runs' tally when the caller has read it already (the profile, for the level too).
-    func records(account: Int64, viewer: Int64?, tally: RunTally? = nil) async throws -> PersonalRecords {
+    /// `measures`: the runs' measures when the caller has read them already (the profile, for the level too).
+    func records(account: Int64, viewer: Int64?, measures: [RunMeasure]? = nil) async throws -> PersonalRecords {
         try await fillEfforts(account: account)
-        let runs: RunTally
-        if let tally { runs = tally } else { runs = try await repository.runTally(account: account, viewer: viewer) }
+        var runs = measures ?? []
+        if measures == nil { runs = try await repository.runMeasures(account: account, viewer: viewer) }
         return PersonalRecords(
-            efforts: try await repository.bestEfforts(account: account, viewer: viewer), tally: runs)
+            efforts: try await repository.bestEfforts(account: account, viewer: viewer), measures: runs)
     }
 }
 

@@ -28,24 +28,6 @@ struct RunMeasure: Sendable {
     var uuid: String
 }
 
-/// A person's runs as the records and the level see them (`StoreRepository.runTally`).
-struct RunTally: Sendable {
-    /// Each sport's longest run.
-    var longest: [RunMeasure]
-    /// Each sport's biggest week.
-    var weeks: [Week]
-    /// Every run's distance, summed.
-    var distanceMM: Int64
-
-    struct Week: Sendable {
-        var sport: Sport
-        /// Its Monday, 00:00 UTC, in nanoseconds since 1970.
-        var monday: Int64
-        var distanceMM: Int64
-        var elapsedMS: Int64
-    }
-}
-
 /// Each run's best efforts, found once (at upload, or for older runs when records are first
 /// asked for) and kept in `run_effort` (schema 21): a person's record over a distance is then
 /// one walk of an index, whatever their number of runs.
@@ -122,23 +104,15 @@ extension StoreRepository {
         }
     }
 
-    /// What the records and the level need of the account's runs that `viewer` may see, summed
-    /// by the database: each sport's longest run and biggest week (Monday to Sunday, UTC), and the
-    /// distance of them all. Three statements that each return a row or a few, whatever the number
-    /// of runs (BENCHMARKS.md, "The profile and the level").
-    func runTally(account: Int64, viewer: Int64?) async throws -> RunTally {
+    /// The distance, time and start of each of the account's runs that `viewer` may see.
+    func runMeasures(account: Int64, viewer: Int64?) async throws -> [RunMeasure] {
         let seen = RunVisibility.sql(viewer: viewer)
-        let arguments: [SQLValue] = [.integer(account)] + seen.arguments
         return try await read { db in
-            // Of equal longest runs, the later (as a run that equals a record takes it over).
-            let longest = try await db.query(
+            try await db.query(
                 """
-                SELECT sport, started_ns, distance_mm, elapsed_ms, uuid FROM (
-                    SELECT run.sport, run.started_ns, run.distance_mm, run.elapsed_ms, run.uuid,
-                        row_number() OVER (PARTITION BY run.sport ORDER BY run.distance_mm DESC, run.started_ns DESC) AS n
-                    FROM run WHERE run.account_id = ? AND run.distance_mm > 0 AND \(seen.sql)) ranked
-                WHERE n = 1 ORDER BY sport
-                """, arguments
+                SELECT run.sport, run.started_ns, run.distance_mm, run.elapsed_ms, run.uuid FROM run
+                WHERE run.account_id = ? AND \(seen.sql)
+                """, [.integer(account)] + seen.arguments
             ).map { row in
                 RunMeasure(
                     sport: Sport(rawValue: try row.text("sport")) ?? .other,
@@ -146,33 +120,6 @@ extension StoreRepository {
                     distanceMM: try row.int("distance_mm"), elapsedMS: try row.int("elapsed_ms"),
                     uuid: try row.text("uuid"))
             }
-            // Week n starts on day 7n − 3 after 1970-01-01 (a Thursday): `weekStart`. Of equal
-            // weeks, the earliest (the one that set it first).
-            let weeks = try await db.query(
-                """
-                SELECT sport, week, mm, ms FROM (
-                    SELECT sport, week, mm, ms,
-                        row_number() OVER (PARTITION BY sport ORDER BY mm DESC, week ASC) AS n FROM (
-                        SELECT run.sport, (run.started_ns / 86400000000000 + 3) / 7 AS week,
-                            CAST(sum(run.distance_mm) AS BIGINT) AS mm, CAST(sum(run.elapsed_ms) AS BIGINT) AS ms
-                        FROM run WHERE run.account_id = ? AND run.started_ns >= 0 AND \(seen.sql)
-                        GROUP BY run.sport, (run.started_ns / 86400000000000 + 3) / 7) weekly
-                    WHERE mm > 0) ranked
-                WHERE n = 1 ORDER BY sport
-                """, arguments
-            ).map { row in
-                RunTally.Week(
-                    sport: Sport(rawValue: try row.text("sport")) ?? .other,
-                    monday: (try row.int("week") * 7 - 3) * 86_400 * nanosecondsPerSecond,
-                    distanceMM: try row.int("mm"), elapsedMS: try row.int("ms"))
-            }
-            let total = try await db.query(
-                """
-                SELECT CAST(coalesce(sum(run.distance_mm), 0) AS BIGINT) AS mm FROM run
-                WHERE run.account_id = ? AND \(seen.sql)
-                """, arguments)
-            return RunTally(
-                longest: longest, weeks: weeks, distanceMM: try total.first.map { try $0.int("mm") } ?? 0)
         }
     }
 
