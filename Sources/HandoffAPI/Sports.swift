@@ -148,15 +148,37 @@ public struct TrainingView: Codable, Sendable, Hashable {
     public var maximumHeartRate: Int
     /// How the two heart rates were had: `settings`, or `estimated` from the runs.
     public var heartRateSource: String
+    /// The same weeks as `weeks`: seconds in each heart-rate zone.
+    public var zoneWeeks: [ZoneWeek]
+
+    /// A week's seconds in the five zones: zone k from (40 + 10k) % of `maximum_heart_rate` up to
+    /// the next; zone 5 is 90 % and over. Seconds under 50 % are in no zone.
+    public struct ZoneWeek: Codable, Sendable, Hashable {
+        public var weekStarting: String
+        /// Five numbers, zone 1 first.
+        public var seconds: [Double]
+
+        public init(weekStarting: String, seconds: [Double]) {
+            self.weekStarting = weekStarting
+            self.seconds = seconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case seconds
+            case weekStarting = "week_starting"
+        }
+    }
 
     public init(
-        weeks: [Week], days: [Day], restingHeartRate: Int, maximumHeartRate: Int, heartRateSource: String
+        weeks: [Week], days: [Day], restingHeartRate: Int, maximumHeartRate: Int, heartRateSource: String,
+        zoneWeeks: [ZoneWeek] = []
     ) {
         self.weeks = weeks
         self.days = days
         self.restingHeartRate = restingHeartRate
         self.maximumHeartRate = maximumHeartRate
         self.heartRateSource = heartRateSource
+        self.zoneWeeks = zoneWeeks
     }
 
     enum CodingKeys: String, CodingKey {
@@ -164,6 +186,7 @@ public struct TrainingView: Codable, Sendable, Hashable {
         case restingHeartRate = "resting_heart_rate"
         case maximumHeartRate = "maximum_heart_rate"
         case heartRateSource = "heart_rate_source"
+        case zoneWeeks = "zone_weeks"
     }
 }
 

@@ -132,7 +132,8 @@ struct OpenAPITypesTests {
         "Training": TrainingView(
             weeks: [.init(weekStarting: "2026-11-23", sports: ["run": 12_000, "swim": 1_500])],
             days: [.init(date: "2026-11-25", load: 84.2, fitness: 41.5, fatigue: 60.1, form: -18.6)],
-            restingHeartRate: 60, maximumHeartRate: 188, heartRateSource: "settings"),
+            restingHeartRate: 60, maximumHeartRate: 188, heartRateSource: "settings",
+            zoneWeeks: [.init(weekStarting: "2026-11-23", seconds: [600, 1_800, 1_200, 300, 0])]),
         "RecordList": RecordList(records: [record]),
         "GoalSet": GoalSet(period: "week", measure: "distance", sport: "run", target: 20_000),
         "Goal": goal,

@@ -11,6 +11,9 @@ extension RunDerived {
         steps = (activity.summary.steps ?? activity.points.last(where: { $0.steps != nil })?.steps).flatMap {
             (0...10_000_000).contains($0) ? $0 : nil
         }
+        let histogram = HeartRateHistogram(
+            samples: activity.points.compactMap { p in p.heartRateBPM.map { (Double(p.elapsedSeconds), $0) } })
+        heartSeconds = histogram.seconds.isEmpty ? nil : histogram.encoded
     }
 }
 
@@ -89,8 +92,8 @@ struct PersonalRecords: Sendable {
 }
 
 extension Services {
-    /// Finds the best efforts and steps of the account's runs stored before they were kept
-    /// (schemas 21 and 22), from their files on the upload workers, a hundred at a time.
+    /// Finds the best efforts, steps and heart-rate seconds of the account's runs stored before
+    /// they were kept (schemas 21, 22 and 24), from their files on the upload workers, a hundred at a time.
     func fillEfforts(account: Int64) async throws {
         while true {
             let uuids = try await repository.runsWithoutEfforts(account: account, limit: 100)

@@ -7,6 +7,8 @@ import Training
 struct RunDerived: Sendable, Equatable {
     var efforts: [BestEfforts.Effort] = []
     var steps: Int?
+    /// Seconds at each heart rate (`HeartRateHistogram.encoded`), for time in zones per week.
+    var heartSeconds: String?
 }
 
 /// A best effort as kept: the run that set it and the time, over a standard distance.
@@ -49,7 +51,8 @@ extension StoreRepository {
                 """, run.id, run.accountID, run.sport, effortKey(effort.meters), milliseconds)
         }
         try await db.query(
-            "UPDATE run SET efforts = 1, steps = ? WHERE id = ?", derived.steps.map(Int64.init), run.id)
+            "UPDATE run SET efforts = 1, steps = ?, heart_seconds = ? WHERE id = ?", derived.steps.map(Int64.init),
+            derived.heartSeconds, run.id)
     }
 
     /// Up to `limit` of the account's runs stored before best efforts were kept.

@@ -51,5 +51,13 @@ extension Schema {
         Migration(
             version: 23, name: "each person's resting heart rate",
             sql: "ALTER TABLE account ADD COLUMN rest_heart_rate INT"),
+        // Seconds at each heart rate per run (`HeartRateHistogram`), for `/me/training`'s time in
+        // zones per week: found at upload, and for runs stored before from their files, lazily.
+        Migration(
+            version: 24, name: "each run's seconds at each heart rate",
+            sql: """
+                ALTER TABLE run ADD COLUMN heart_seconds TEXT;
+                UPDATE run SET efforts = NULL WHERE format <> 'manual' AND heart_rate_avg IS NOT NULL
+                """),
     ]
 }

@@ -14,6 +14,8 @@ struct TrainingPage: PageModel {
     var weekly: Weekly
     var calendar: Calendar
     var load: Load
+    /// Time in heart-rate zones per week; nil when no run of the span has heart rate.
+    var zones: Weekly?
     var json: String
 
     struct Weekly: Sendable, Equatable {
@@ -26,7 +28,8 @@ struct TrainingPage: PageModel {
     }
 
     struct Bar: Sendable, Equatable {
-        var sport: String
+        /// Its CSS class: `s-run`, …, or `z1`, ….
+        var kind: String
         var x: String
         var y: String
         var width: String
@@ -40,7 +43,8 @@ struct TrainingPage: PageModel {
     }
 
     struct Key: Sendable, Equatable {
-        var sport: String
+        /// As `Bar.kind`.
+        var kind: String
         var name: String
     }
 
@@ -98,7 +102,7 @@ struct TrainingPage: PageModel {
                 let h = meters / top * plot.height
                 bars.append(
                     Bar(
-                        sport: sport.rawValue, x: RunMap.number(x),
+                        kind: "s-" + sport.rawValue, x: RunMap.number(x),
                         y: RunMap.number(10 + plot.height - base - h), width: RunMap.number(step * 0.7),
                         height: RunMap.number(h),
                         title:
@@ -117,12 +121,13 @@ struct TrainingPage: PageModel {
             label:
                 "Distance per week and sport over \(picture.weeks.count) weeks; the most, \(units.distance(meters: totals.max() ?? 0)).",
             top: units.distance(meters: top, decimals: 0), bars: bars, ticks: ticks,
-            legend: Sport.allCases.filter(used.contains).map { Key(sport: $0.rawValue, name: $0.title) },
+            legend: Sport.allCases.filter(used.contains).map { Key(kind: "s-" + $0.rawValue, name: $0.title) },
             rows: zip(picture.weeks, totals).reversed().map { week, total in
                 Row(week: PageFormat.day(Self.instant(week.monday)), total: units.distance(meters: total))
             })
         calendar = Self.month(picture, now: now, reader: reader)
         load = Self.load(picture)
+        zones = Self.zoneChart(picture)
     }
 
     static func instant(_ day: Int64) -> WallInstant { WallInstant(nanosecondsSinceEpoch: day * TrainingPicture.day) }
@@ -216,6 +221,8 @@ extension WebPages {
 
 extension Services {
     func trainingPicture(_ account: Account, weeks: Int, days: Int, now: WallInstant) async throws -> TrainingPicture {
+        // Runs stored before their seconds at each heart rate were kept (schema 24) are read once.
+        try await fillEfforts(account: account.id)
         let runs = try await repository.trainingRuns(
             account: account.id, since: TrainingPicture.since(now: now, weekCount: weeks, dayCount: days))
         let female = try await repository.profile(account: account.id).values[.gender] == "woman"

@@ -10,6 +10,8 @@ struct TrainingRun: Sendable {
     var distanceMM: Int64
     var elapsedMS: Int64
     var averageHeartRate: Int64?
+    /// Seconds at each heart rate, when the run has heart rate and they were found.
+    var heartSeconds: HeartRateHistogram?
 }
 
 /// `/me/training` and `GET /v1/me/training` (issue 34): distance per sport per week, a month's
@@ -27,6 +29,9 @@ struct TrainingPicture: Sendable {
     var heartRates: (resting: Int, maximum: Int, source: String)
     /// Each local day's distance, for the calendar.
     var distanceByDay: [Int64: Int64]
+    /// Seconds in heart-rate zones 1–5 per week (the same weeks as `weeks`), by the maximum of
+    /// `heartRates`.
+    var zoneWeeks: [(monday: Int64, seconds: [Double])]
 
     /// The local day number of an instant in `zone`.
     static func localDay(_ instant: WallInstant, zone: String) -> Int64 {
@@ -56,6 +61,7 @@ struct TrainingPicture: Sendable {
         var loads: [Int64: Double] = [:]
         var byWeek: [Int64: [Sport: Double]] = [:]
         var byDay: [Int64: Int64] = [:]
+        var zonesByWeek: [Int64: [Double]] = [:]
         for run in runs {
             let day = Self.localDay(run.started, zone: zone)
             let minutes = Double(run.elapsedMS) / 60_000
@@ -67,6 +73,11 @@ struct TrainingPicture: Sendable {
                 } ?? TrainingLoad.estimatedTRIMP(minutes: minutes, walking: run.sport == .walk, female: female)
             byWeek[Self.monday(day), default: [:]][run.sport, default: 0] += Double(run.distanceMM) / 1000
             byDay[day, default: 0] += run.distanceMM
+            if let heart = run.heartSeconds {
+                let zones = heart.zoneSeconds(maximum: maximum)
+                let monday = Self.monday(day)
+                zonesByWeek[monday] = zip(zonesByWeek[monday] ?? [0, 0, 0, 0, 0], zones).map { $0 + $1 }
+            }
         }
         let thisMonday = Self.monday(today)
         weeks = (0..<weekCount).reversed().map { back in
@@ -78,6 +89,7 @@ struct TrainingPicture: Sendable {
         let points = TrainingLoad.curves(span.map { loads[$0] ?? 0 })
         days = zip(span, points).filter { $0.0 >= first }.map { ($0.0, loads[$0.0] ?? 0, $0.1) }
         distanceByDay = byDay
+        zoneWeeks = weeks.map { ($0.monday, zonesByWeek[$0.monday] ?? [0, 0, 0, 0, 0]) }
     }
 
     /// The earliest start a picture of `weekCount` weeks and `dayCount` days reads (a day early,
@@ -100,7 +112,10 @@ struct TrainingPicture: Sendable {
                     fitness: ($0.point.fitness * 10).rounded() / 10, fatigue: ($0.point.fatigue * 10).rounded() / 10,
                     form: ($0.point.form * 10).rounded() / 10)
             }, restingHeartRate: heartRates.resting, maximumHeartRate: heartRates.maximum,
-            heartRateSource: heartRates.source)
+            heartRateSource: heartRates.source,
+            zoneWeeks: zoneWeeks.map {
+                TrainingView.ZoneWeek(weekStarting: Self.date($0.monday), seconds: $0.seconds.map { $0.rounded() })
+            })
     }
 }
 
@@ -110,7 +125,7 @@ extension StoreRepository {
         try await read { db in
             try await db.query(
                 """
-                SELECT sport, started_ns, distance_mm, elapsed_ms, heart_rate_avg FROM run
+                SELECT sport, started_ns, distance_mm, elapsed_ms, heart_rate_avg, heart_seconds FROM run
                 WHERE account_id = ? AND started_ns >= ?
                 """, account, since.nanosecondsSinceEpoch
             ).map { row in
@@ -118,7 +133,8 @@ extension StoreRepository {
                     sport: Sport(rawValue: try row.text("sport")) ?? .other,
                     started: WallInstant(nanosecondsSinceEpoch: try row.int("started_ns")),
                     distanceMM: try row.int("distance_mm"), elapsedMS: try row.int("elapsed_ms"),
-                    averageHeartRate: try row.intOrNil("heart_rate_avg"))
+                    averageHeartRate: try row.intOrNil("heart_rate_avg"),
+                    heartSeconds: try row.textOrNil("heart_seconds").map(HeartRateHistogram.init(encoded:)))
             }
         }
     }
