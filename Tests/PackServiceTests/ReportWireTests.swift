@@ -1,4 +1,5 @@
 import Foundation
+import HandoffModel
 import PackControl
 import Testing
 
@@ -26,9 +27,9 @@ struct ReportWireTests {
     @Test func runWithEveryField() throws {
         let json = #"""
             {"id":12,"uuid":"0f6c2a","state":"finished","source":"live","start_time":"2025-05-01T06:30:00Z",
-            "recovered":false,"queued_for_upload":true,"clock":"gps","distance_m":5012.5,"elapsed_s":1830.5,
+            "recovered":false,"queued_for_upload":true,"clock":"gps","sport":"bike","distance_m":5012.5,"elapsed_s":1830.5,
             "timer_s":1800.5,"moving_s":1790,"points":1801,"steps":5200,"avg_hr_bpm":151.5,"max_hr_bpm":178,
-            "avg_cadence_spm":172.5,"avg_pace_s_per_km":359.5,"avg_moving_pace_s_per_km":357.5,
+            "avg_cadence_spm":172.5,"avg_cadence_rpm":84.5,"avg_pace_s_per_km":359.5,"avg_moving_pace_s_per_km":357.5,
             "max_speed_mps":4.25,
             "splits":[{"km":1,"distance_m":1000.5,"time_s":355.5,"pace_s_per_km":355.5,"avg_hr_bpm":148.5}],
             "mile_splits":[{"mile":1,"distance_m":1609.3,"time_s":570.5,"pace_s_per_km":354.5}],
@@ -43,24 +44,30 @@ struct ReportWireTests {
         #expect(
             Self.keys(written)
                 == Self.keys(
-                    "id uuid state source start_time recovered queued_for_upload clock distance_m elapsed_s timer_s "
-                        + "moving_s points steps avg_hr_bpm max_hr_bpm avg_cadence_spm avg_pace_s_per_km "
+                    "id uuid state source start_time recovered queued_for_upload clock sport distance_m elapsed_s "
+                        + "timer_s moving_s points steps avg_hr_bpm max_hr_bpm avg_cadence_spm avg_cadence_rpm "
+                        + "avg_pace_s_per_km "
                         + "avg_moving_pace_s_per_km max_speed_mps splits mile_splits laps events counted_in not_counted"
                 ))
         #expect(run.clock == .gps && run.totals.distanceM == 5012.5 && run.rates.maxHrBpm == 178)
+        #expect(run.sport == .bike && run.rates.avgCadenceRpm == 84.5)
         #expect(run.detail.countedIn == ["Danube relay"] && run.detail.laps?.count == 1)
     }
 
     @Test func runWithOptionalsAbsent() throws {
         let json = #"""
             {"id":3,"uuid":"9a1b","state":"recording","source":"replay:run.jsonl",
-            "start_time":"2025-05-01T06:30:00Z","recovered":true,"queued_for_upload":false}
+            "start_time":"2025-05-01T06:30:00Z","recovered":true,"queued_for_upload":false,"sport":"run"}
             """#
         let (sent, written, run) = try Self.roundTrip(RunReport.self, json)
         #expect(written == sent)
         #expect(
             Self.keys(written)
-                == Self.keys("id uuid state source start_time recovered queued_for_upload"))
+                == Self.keys("id uuid state source start_time recovered queued_for_upload sport"))
+        // A report from before sports (a newer CLI talking to an older handoffd) is a run.
+        let older = try ControlJSON.decode(
+            RunReport.self, from: json.replacingOccurrences(of: #","sport":"run""#, with: ""))
+        #expect(older.sport == .run)
         #expect(run.clock == nil && run.totals == RunTotalsReport() && run.detail == RunDetailReport())
     }
 
