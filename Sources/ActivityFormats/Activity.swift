@@ -269,13 +269,16 @@ extension Activity {
     /// at the end, read every cadence as steps (`stepsPerRevolution` 2: strides doubled; 1: TCX's
     /// own `<Cadence>`); for a ride this moves it back, exact for whole revolutions, within half a
     /// revolution for a fractional one.
-    mutating func cadenceIsCrank(stepsPerRevolution: Double = 2) {
+    mutating func cadenceIsCrank(stepsPerRevolution: Int = 2) {
         for i in points.indices where points[i].cadenceSPM != nil {
-            points[i].cadenceRPM = points[i].cadenceSPM.map { Int((Double($0) / stepsPerRevolution).rounded()) }
+            // Rounded half up, in whole numbers: no value a file holds can overflow it.
+            points[i].cadenceRPM = points[i].cadenceSPM.map {
+                $0 / stepsPerRevolution + ($0 % stepsPerRevolution * 2 >= stepsPerRevolution ? 1 : 0)
+            }
             points[i].cadenceSPM = nil
         }
         func move(_ s: inout RunStatistics) {
-            if let cadence = s.averageCadence { s.averageCrankCadence = cadence / stepsPerRevolution }
+            if let cadence = s.averageCadence { s.averageCrankCadence = cadence / Double(stepsPerRevolution) }
             s.averageCadence = nil
         }
         for i in laps.indices { move(&laps[i].statistics) }

@@ -40,12 +40,16 @@ extension Recorder {
         bike.latestTime = time
         let still = configuration.bike.stillAfterNanoseconds
         if let previous {
+            // A rate no bike turns at is a count that went back (a sensor reset, wrapping to
+            // billions): it is not a speed or a cadence, and the rates wait for the next value.
             let rates = csc.rates(since: previous)
-            if let wheel = rates.wheelPerSecond {
+            if let wheel = rates.wheelPerSecond,
+                wheel * BikeConfiguration.plausibleCircumference.lowerBound <= configuration.bike.maximumSpeed
+            {
                 bike.wheelRate = wheel
                 bike.wheelMoved = time
             }
-            if let crank = rates.crankPerMinute {
+            if let crank = rates.crankPerMinute, crank <= BikeConfiguration.maximumCadence {
                 bike.crankRate = crank
                 bike.crankMoved = time
             }

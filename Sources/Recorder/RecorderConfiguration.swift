@@ -73,6 +73,8 @@ public struct BikeConfiguration: Hashable, Sendable {
     public var stillAfterNanoseconds: Int64
 
     public static let plausibleCircumference = 1.0...3.0
+    /// Crank revolutions per minute beyond what a track sprinter turns.
+    public static let maximumCadence = 250.0
 
     public init(
         wheelCircumferenceMeters: Double? = nil, learnOverMeters: Double = 2000, maximumSpeed: Double = 25,

@@ -14,10 +14,15 @@ public struct HeartRateHistogram: Hashable, Sendable {
 
     public init() {}
 
+    /// The heart rates kept: a strap's reading outside them is not a heart rate.
+    public static let plausible = 20...250
+    /// The most seconds one heart rate may hold when read back (a year).
+    static let mostSeconds = 366.0 * 86_400
+
     /// From samples of (elapsed seconds, heart rate), in time order: each counts until the next
     /// sample, at most `longestSample`; the last counts one second.
     public init(samples: [(elapsed: Double, bpm: Int)]) {
-        for (i, sample) in samples.enumerated() where (20...250).contains(sample.bpm) {
+        for (i, sample) in samples.enumerated() where Self.plausible.contains(sample.bpm) {
             let next = i + 1 < samples.count ? samples[i + 1].elapsed : sample.elapsed + 1
             let span = min(max(0, next - sample.elapsed), Self.longestSample)
             if span > 0 { seconds[sample.bpm, default: 0] += span }
@@ -33,9 +38,10 @@ public struct HeartRateHistogram: Hashable, Sendable {
     public init(encoded: String) {
         for pair in encoded.split(separator: ",") {
             let parts = pair.split(separator: ":")
-            guard parts.count == 2, let bpm = Int(parts[0]), let value = Double(parts[1]), value.isFinite, value > 0
+            guard parts.count == 2, let bpm = Int(parts[0]), Self.plausible.contains(bpm),
+                let value = Double(parts[1]), value > 0, value <= Self.mostSeconds
             else { continue }
-            seconds[bpm, default: 0] += value
+            seconds[bpm] = min(Self.mostSeconds, seconds[bpm, default: 0] + value)
         }
     }
 
@@ -43,15 +49,17 @@ public struct HeartRateHistogram: Hashable, Sendable {
     /// up to the next zone's start; zone 5 has no top.
     public func zoneSeconds(maximum: Int) -> [Double] {
         var zones = [Double](repeating: 0, count: 5)
+        let maximum = max(1, maximum)
         for (bpm, value) in seconds {
-            let share = Double(bpm) / Double(max(1, maximum))
-            guard share >= 0.5 else { continue }
-            zones[min(4, Int(((share - 0.4) * 10 + 1e-9).rounded(.down)) - 1)] += value
+            // In whole numbers, exact at each edge: 10·bpm / maximum is 5 at 50 %, 9 at 90 %.
+            let tenths = 10 * bpm / maximum
+            guard tenths >= 5 else { continue }
+            zones[min(5, tenths - 4) - 1] += value
         }
         return zones
     }
 
     private static func text(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

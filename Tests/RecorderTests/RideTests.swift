@@ -127,6 +127,10 @@ struct RideTests {
             wheel &+= 4
             harness.csc(wheel: wheel, wheelTime: Double(s), crank: 0, crankTime: 81, at: Double(s))
         }
+        harness.advance(to: 84.5)
+        let afterReset = harness.points.filter { $0.elapsedSeconds >= 81 }
+        #expect(afterReset.allSatisfy { ($0.speedMetersPerSecond ?? 0) <= 8 + 1e-6 }, "no speed from the reset")
+        #expect(afterReset.allSatisfy { ($0.cadenceRPM ?? 0) <= 250 }, "no cadence from the reset")
         try harness.command(.stop, at: 84.5)
         let after = try #require(harness.summary).statistics.distanceMeters
         #expect(abs(after - before - (4 + 3 * 8)) < 1e-6, "\(after - before)")

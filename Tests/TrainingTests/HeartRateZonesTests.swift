@@ -9,7 +9,11 @@ struct HeartRateZonesTests {
         #expect(h.seconds == [120: 2, 121: 1 + 5, 140: 1])
         #expect(HeartRateHistogram(encoded: h.encoded) == h)
         #expect(h.encoded == "120:2,121:6,140:1")
-        #expect(HeartRateHistogram(encoded: "120:2,x:3,130:-1,140:nan,150:1.5").seconds == [120: 2, 150: 1.5])
+        // What cannot be a heart rate or a time is left out: no value read back can overflow.
+        let read = HeartRateHistogram(
+            encoded: "120:2,x:3,130:-1,140:nan,150:1.5,9223372036854775807:5,160:1e300,170:inf,10:4")
+        #expect(read.seconds == [120: 2, 150: 1.5])
+        #expect(read.zoneSeconds(maximum: 1) == [0, 0, 0, 0, 3.5])
     }
 
     @Test("zones by share of the maximum: each edge in the zone above, under 50 % in none, over 100 % in zone 5")

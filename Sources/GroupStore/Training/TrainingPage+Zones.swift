@@ -39,7 +39,7 @@ extension TrainingPage {
         return Weekly(
             label:
                 "Time in heart-rate zones per week over \(picture.zoneWeeks.count) weeks, by a maximum of \(maximum) bpm; the most, \(Units.clock(most)).",
-            top: "\(Int(top / 3600)) h", bars: bars, ticks: ticks, legend: names,
+            top: top / 3600 < 1e9 ? "\(Int(top / 3600)) h" : "–", bars: bars, ticks: ticks, legend: names,
             rows: zip(picture.zoneWeeks, totals).reversed().map { week, total in
                 Row(
                     week: PageFormat.day(instant(week.monday)),
