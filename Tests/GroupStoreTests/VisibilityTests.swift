@@ -261,7 +261,9 @@ struct VisibilityTests {
                     VALUES (?, ?, 0, 1000, 1000, 1000, 'running', 'fit', ?, 1, '{}', 0, ?, ?) RETURNING id
                     """, uuid, owner, uuid, visibility.rawValue, map.rawValue)?.int("id") ?? 0
             for group in groups.sorted() {
-                try await db.query("INSERT INTO run_team (run_id, team_id, distance_mm) VALUES (?, ?, 1000)", id, group)
+                try await db.query(
+                    "INSERT INTO run_team (run_id, team_id, distance_mm, account_id) VALUES (?, ?, 1000, ?)", id, group,
+                    owner)
             }
             return id
         }

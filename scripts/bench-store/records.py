@@ -57,6 +57,15 @@ def world(runs, others):
         ("run", "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, "
                 "summary, uploaded_ns, visibility, map_visibility, heart_rate_avg, efforts", run_rows),
         ("run_effort", "run_id, account_id, sport, distance_m, elapsed_ms", efforts),
+        # Ada runs in two groups that have not reached their goals, each of her runs and walks
+        # counted in both and none while holding a baton: the level's group checks find nothing,
+        # the most they have to read.
+        ("team", "id, name, owner_id, goal_mm, invite_code, lease_s, created_ns",
+         [(t, f"group {t}", 1, 10 ** 13, f"CODE{t}", 86400, now - 3650 * day) for t in (1, 2)]),
+        ("baton", "team_id", [(1,), (2,)]),
+        ("member", "team_id, account_id, joined_ns, turn", [(t, 1, now - 3650 * day, 0) for t in (1, 2)]),
+        ("run_team", "run_id, team_id, distance_mm, account_id",
+         [(row[0], t, row[6], 1) for row in run_rows if row[2] == 1 and row[7] in ("run", "walk") for t in (1, 2)]),
         ("goal", "account_id, period, measure, sport, target",
          [(1, "week", "distance", "", 40_000_000), (1, "day", "steps", "", 8_000), (1, "week", "runs", "run", 4)]),
     ]
@@ -91,7 +100,8 @@ def seed(database, path, rows):
             raise SystemExit(f"records.py: COPY {table} failed")
     for statement in ["SELECT setval(pg_get_serial_sequence('account','id'), (SELECT max(id) FROM account))",
                       "SELECT setval(pg_get_serial_sequence('run','id'), (SELECT max(id) FROM run))",
-                      "VACUUM (ANALYZE) account, run, run_effort"]:
+                      "SELECT setval(pg_get_serial_sequence('team','id'), (SELECT max(id) FROM team))",
+                      "VACUUM (ANALYZE) account, run, run_effort, team, member, run_team"]:
         subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", database, "-c", statement], check=True,
                        capture_output=True)
     plans = []

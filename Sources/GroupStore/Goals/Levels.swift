@@ -85,18 +85,23 @@ extension StoreRepository {
     func batonAndGroupGoal(account: Int64, viewer: Int64) async throws -> (carried: Bool, groupGoal: Bool) {
         let seen = RunVisibility.sql(viewer: viewer)
         return try await read { db in
+            // Both start from the person's own rows of `run_team` (`run_team_account`): their legs,
+            // and the distinct groups their runs counted in; only those are joined to the runs.
             let carried = try await db.query(
                 """
-                SELECT 1 AS x FROM run JOIN run_team ON run_team.run_id = run.id
-                WHERE run.account_id = ? AND run_team.leg_id IS NOT NULL AND \(seen.sql) LIMIT 1
+                SELECT 1 AS x FROM run_team JOIN run ON run.id = run_team.run_id
+                WHERE run_team.account_id = ? AND run_team.leg_id IS NOT NULL AND \(seen.sql) LIMIT 1
                 """, [.integer(account)] + seen.arguments)
             let reached = try await db.query(
                 """
-                SELECT 1 AS x FROM run JOIN run_team ON run_team.run_id = run.id JOIN team ON team.id = run_team.team_id
-                WHERE run.account_id = ? AND \(seen.sql) AND team.total_mm + CAST(coalesce((SELECT sum(tally.distance_mm)
+                SELECT 1 AS x FROM team
+                WHERE team.id IN (SELECT run_team.team_id FROM run_team WHERE run_team.account_id = ?)
+                AND team.total_mm + CAST(coalesce((SELECT sum(tally.distance_mm)
                     FROM tally WHERE tally.team_id = team.id), 0) AS BIGINT) >= team.goal_mm
+                AND EXISTS (SELECT 1 FROM run_team JOIN run ON run.id = run_team.run_id
+                    WHERE run_team.account_id = ? AND run_team.team_id = team.id AND \(seen.sql))
                 LIMIT 1
-                """, [.integer(account)] + seen.arguments)
+                """, [.integer(account), .integer(account)] + seen.arguments)
             return (!carried.isEmpty, !reached.isEmpty)
         }
     }

@@ -28,8 +28,9 @@ extension StoreRepository {
                 AND (ended_ns IS NULL OR ended_ns > ?) ORDER BY taken_ns DESC LIMIT 1
                 """, team, run.accountID, start, start)?.int("id")
             try await db.query(
-                "INSERT INTO run_team (run_id, team_id, leg_id, distance_mm) VALUES (?, ?, ?, ?)", run.id, team, leg,
-                distance)
+                "INSERT INTO run_team (run_id, team_id, leg_id, distance_mm, account_id) VALUES (?, ?, ?, ?, ?)",
+                run.id,
+                team, leg, distance, run.accountID)
             if let leg, passing {
                 try await autoPass(db, team: team, leg: leg, holder: run.accountID, now: now)
             }

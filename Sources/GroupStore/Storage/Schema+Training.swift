@@ -59,5 +59,15 @@ extension Schema {
                 ALTER TABLE run ADD COLUMN heart_seconds TEXT;
                 UPDATE run SET efforts = NULL WHERE format <> 'manual' AND heart_rate_avg IS NOT NULL
                 """),
+        // The run's owner beside each group it counted in, so that the level's "carried the
+        // baton" and "group goal reached" read a person's few groups and legs through an index
+        // instead of probing `run_team` once for each of their runs (Goals/Levels.swift).
+        Migration(
+            version: 25, name: "whose run each counted run is",
+            sql: """
+                ALTER TABLE run_team ADD COLUMN account_id INT NOT NULL DEFAULT 0;
+                UPDATE run_team SET account_id = (SELECT run.account_id FROM run WHERE run.id = run_team.run_id);
+                CREATE INDEX run_team_account ON run_team (account_id, team_id, leg_id)
+                """),
     ]
 }
