@@ -72,11 +72,8 @@ struct GoalsTests {
     func progress(_ backend: Backend) async throws {
         let harness = try StoreHarness(backend)
         try await harness.run { client in
-            harness.clock.freeze()
             let wednesday = WallInstant(iso8601: "2026-11-25T12:00:00Z")!
-            harness.clock.advance(
-                seconds: (wednesday.nanosecondsSinceEpoch - harness.clock.now.nanosecondsSinceEpoch)
-                    / nanosecondsPerSecond)
+            harness.clock.freeze(at: wednesday)
             let ada = try await client.signUp("ada")
             let cookie = try await client.webSignIn("ada").cookie
             for goal in [
@@ -204,10 +201,8 @@ struct GoalsTests {
     func steps(_ backend: Backend) async throws {
         let harness = try StoreHarness(backend)
         try await harness.run { client in
-            harness.clock.freeze()
             let noon = WallInstant(iso8601: "2026-11-25T12:00:00Z")!
-            harness.clock.advance(
-                seconds: (noon.nanosecondsSinceEpoch - harness.clock.now.nanosecondsSinceEpoch) / nanosecondsPerSecond)
+            harness.clock.freeze(at: noon)
             let ada = try await client.signUp("ada")
             let cookie = try await client.webSignIn("ada").cookie
             let start = harness.clock.now.advanced(byNanoseconds: -3_600 * nanosecondsPerSecond)

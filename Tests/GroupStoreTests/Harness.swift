@@ -69,6 +69,11 @@ final class TestClock: Sendable {
         let real = WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970)
         frozen.withLock { $0 = real }
     }
+    /// Stops the clock at `instant` (to the second).
+    func freeze(at instant: WallInstant) {
+        freeze()
+        advance(seconds: (instant.nanosecondsSinceEpoch - now.nanosecondsSinceEpoch) / 1_000_000_000)
+    }
     var now: WallInstant {
         (frozen.withLock { $0 } ?? WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970))
             .advanced(byNanoseconds: offset.withLock { $0 })

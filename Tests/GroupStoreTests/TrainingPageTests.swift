@@ -20,11 +20,8 @@ struct TrainingPageTests {
         let harness = try StoreHarness(backend)
         try await harness.run { client in
             // Wednesday noon, so that "this week" has two days before and after.
-            harness.clock.freeze()
             let wednesday = WallInstant(iso8601: "2026-11-25T12:00:00Z")!
-            harness.clock.advance(
-                seconds: (wednesday.nanosecondsSinceEpoch - harness.clock.now.nanosecondsSinceEpoch)
-                    / nanosecondsPerSecond)
+            harness.clock.freeze(at: wednesday)
             let ada = try await client.signUp("ada")
             let cookie = try await client.webSignIn("ada").cookie
             let monday = WallInstant(iso8601: "2026-11-23T07:00:00Z")!

@@ -46,11 +46,8 @@ struct TrainingZonesTests {
     func zones(_ backend: Backend) async throws {
         let harness = try StoreHarness(backend)
         try await harness.run { client, repository in
-            harness.clock.freeze()
             let wednesday = WallInstant(iso8601: "2026-11-25T12:00:00Z")!
-            harness.clock.advance(
-                seconds: (wednesday.nanosecondsSinceEpoch - harness.clock.now.nanosecondsSinceEpoch)
-                    / nanosecondsPerSecond)
+            harness.clock.freeze(at: wednesday)
             let ada = try await client.signUp("ada")
             let cookie = try await client.webSignIn("ada").cookie
             let run = Self.climbing(start: WallInstant(iso8601: "2026-11-23T07:00:00Z")!)
