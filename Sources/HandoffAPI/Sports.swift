@@ -194,11 +194,20 @@ public struct TrainingView: Codable, Sendable, Hashable {
 public struct StepsView: Codable, Sendable, Hashable {
     public struct Day: Codable, Sendable, Hashable {
         public var date: String
+        /// All the day's steps: its runs' and those outside runs.
         public var steps: Int
+        /// Of those, the steps a pack counted outside runs (`PUT /v1/me/steps`).
+        public var outsideRuns: Int
 
-        public init(date: String, steps: Int) {
+        public init(date: String, steps: Int, outsideRuns: Int = 0) {
             self.date = date
             self.steps = steps
+            self.outsideRuns = outsideRuns
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case date, steps
+            case outsideRuns = "outside_runs"
         }
     }
 
@@ -221,4 +230,25 @@ public struct StepsView: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case days, goal
     }
+}
+
+/// `PUT /v1/me/steps`: the steps a pack counted outside runs, per day of its own calendar. Each
+/// day's count replaces what the same pack (or, with a person's session, the person) said for
+/// that day before; the store adds them to the steps of the day's runs.
+public struct StepsOutsideRuns: Codable, Sendable, Hashable {
+    public struct Day: Codable, Sendable, Hashable {
+        /// `2026-11-28`.
+        public var date: String
+        public var steps: Int
+
+        public init(date: String, steps: Int) {
+            self.date = date
+            self.steps = steps
+        }
+    }
+
+    /// At most 62 days.
+    public var days: [Day]
+
+    public init(days: [Day]) { self.days = days }
 }

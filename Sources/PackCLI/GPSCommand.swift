@@ -85,8 +85,9 @@ public struct GPS: AsyncParsableCommand {
     }
 }
 
-public struct Steps: AsyncParsableCommand {
+public struct StepsCount: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
+        commandName: "count",
         abstract: "Count the steps in accelerometer samples: a CSV of t_s,x,y,z (m/s², gravity included).",
         discussion: """
             The same step detection as the pack's accelerometer source. A header line is allowed;

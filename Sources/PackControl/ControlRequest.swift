@@ -52,6 +52,8 @@ public enum ControlRequest: Hashable, Sendable {
     case homeAdd(target: String? = nil)
     case homeRemove(target: String?)
     case doctor
+    /// Today's steps: outside runs (the pedometer, uploaded with the next sync) and in runs.
+    case steps
     /// Only with `HANDOFF_DEBUG_COMMANDS=1` in handoffd's environment.
     case debugStall(seconds: Double? = nil)
 
@@ -63,7 +65,7 @@ extension ControlRequest {
     /// The command names on the socket.
     public enum Name: String, CaseIterable, Sendable {
         case status, start, stop, pause, resume, lap, delete, baton, runs, show, export, `import`, scan, pair
-        case sensors, forget, sensor, link, unlink, sync, home, doctor
+        case sensors, forget, sensor, link, unlink, sync, home, doctor, steps
         case batonPass = "baton_pass", linkStatus = "link_status", syncStatus = "sync_status"
         case homeAdd = "home_add", homeRemove = "home_remove", debugStall = "debug_stall"
     }
@@ -97,6 +99,7 @@ extension ControlRequest {
         case .homeAdd: .homeAdd
         case .homeRemove: .homeRemove
         case .doctor: .doctor
+        case .steps: .steps
         case .debugStall: .debugStall
         }
     }
@@ -154,6 +157,7 @@ extension ControlRequest: Codable {
         case .homeAdd: self = .homeAdd(target: try string(.target))
         case .homeRemove: self = .homeRemove(target: try string(.target))
         case .doctor: self = .doctor
+        case .steps: self = .steps
         case .debugStall: self = .debugStall(seconds: try c.decodeIfPresent(Double.self, forKey: .seconds))
         }
     }
@@ -162,7 +166,7 @@ extension ControlRequest: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(command, forKey: .command)
         switch self {
-        case .status, .baton, .sensors, .linkStatus, .unlink, .syncStatus, .home, .doctor: break
+        case .status, .baton, .sensors, .linkStatus, .unlink, .syncStatus, .home, .doctor, .steps: break
         case .start(let solo, let sport):
             try c.encodeIfPresent(solo, forKey: .solo)
             try c.encodeIfPresent(sport, forKey: .sport)

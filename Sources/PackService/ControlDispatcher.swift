@@ -92,6 +92,8 @@ enum ControlDispatcher {
                 return try await export(run: run, format: format, engine: engine, passed: passed)
             case .import(let name):
                 return try await importFile(name: name, engine: engine, passed: passed)
+            case .steps:
+                return encode(ControlResponse(result: try await engine.stepsToday()))
             case .doctor:
                 guard let doctor else {
                     throw ControlError(code: "unavailable", message: "this handoffd cannot run its checks")

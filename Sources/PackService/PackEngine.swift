@@ -153,6 +153,18 @@ public actor PackEngine {
             logger.notice("Command \(command.rawValue) does not apply: \(error)")
         }
         await handle(step.outputs)
+        saveSteps()
+    }
+
+    /// Writes the steps outside runs the journal has not got: once a minute while they come,
+    /// and at once when `force`d (shutdown, `handoff steps`). A failed write keeps them for the next.
+    func saveSteps(force: Bool = false) {
+        guard let steps = recording.stepsToSave(at: recording.lastMonotonic ?? clock.monotonic(), force: force)
+        else { return }
+        do { try database.addSteps(steps) } catch {
+            recording.restoreSteps(steps)
+            logger.warning("Could not write the day's steps to the journal; they are kept for the next try: \(error)")
+        }
     }
 
     /// A session command from the CLI or the button, stamped now. A stop discards a run that is
@@ -330,6 +342,7 @@ public actor PackEngine {
         telemetry.replay?.progress = 1
         telemetry.replay?.finished = true
         commit()
+        saveSteps(force: true)
         if !skippedLines.isEmpty {
             logger.warning(
                 "The capture had \(Format.count(skippedLines.count, "unreadable line")); they were skipped",
@@ -347,6 +360,7 @@ public actor PackEngine {
             logger.notice("Finished the run in progress because handoffd is stopping")
         }
         commit()
+        saveSteps(force: true)
         let left = journal.pointsWaiting
         if left > 0 {
             logger.critical("Stopping with \(left) points not committed: the journal refused them")

@@ -1,3 +1,4 @@
+import Foundation
 import HandoffModel
 import PackStorage
 import Recorder
@@ -59,11 +60,14 @@ struct RecordingSession: Sendable {
     let discardShorterThanSeconds: Double
     /// Names a new run (a random UUID; a test's own sequence).
     let newUUID: @Sendable () -> String
+    /// The pedometer's steps outside runs, by day, not yet in the journal.
+    private(set) var stepDays: StepDays
 
     init(
         recorder: RecorderConfiguration, sensors: [SensorDescriptor], discardShorterThanSeconds: Double,
-        newUUID: @escaping @Sendable () -> String
+        zone: TimeZone = .current, newUUID: @escaping @Sendable () -> String
     ) {
+        stepDays = StepDays(zone: zone)
         pipeline = RunPipeline(configuration: recorder, sensors: sensors)
         for sensor in sensors { self.sensors[sensor.id] = sensor }
         self.discardShorterThanSeconds = discardShorterThanSeconds
@@ -87,8 +91,19 @@ struct RecordingSession: Sendable {
         processedUpTo = event.monotonic
         lastMonotonic = event.monotonic
         if let wall = event.wall { lastWall = wall }
-        return (event, pipeline.process(event))
+        let step = pipeline.process(event)
+        stepDays.credit(total: pipeline.recorder.stepsOutsideRuns, at: lastWall)
+        return (event, step)
     }
+
+    /// The steps outside runs the journal has not got, when they are due at `now` (or `force`d):
+    /// taken out, to be written; `restoreSteps` gives them back if the write fails.
+    mutating func stepsToSave(at now: MonotonicInstant, force: Bool = false) -> [String: Int]? {
+        guard force ? !stepDays.pending.isEmpty : stepDays.due(at: now) else { return nil }
+        return stepDays.take(at: now)
+    }
+
+    mutating func restoreSteps(_ steps: [String: Int]) { stepDays.restore(steps) }
 
     /// A clock tick: the points due by `now` although no sensor spoke.
     mutating func advance(to now: MonotonicInstant) -> [RecorderOutput] {

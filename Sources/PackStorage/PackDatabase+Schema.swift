@@ -207,6 +207,18 @@ extension PackDatabase {
                     ALTER TABLE point ADD COLUMN bike_sensor INTEGER REFERENCES sensor(id);
                     """)
         }
+        migrator.registerMigration("v9: each day's steps outside runs") { db in
+            // The pedometer's steps while no run records, per day of the pack's time zone
+            // (`day` is 2026-11-28); `uploaded` is the count the store last acknowledged.
+            try db.execute(
+                sql: """
+                    CREATE TABLE step_day (
+                        day TEXT PRIMARY KEY CHECK (length(day) = 10),
+                        steps INTEGER NOT NULL CHECK (steps >= 0),
+                        uploaded INTEGER NOT NULL DEFAULT 0
+                    );
+                    """)
+        }
         return migrator
     }
 }

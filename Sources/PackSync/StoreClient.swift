@@ -245,6 +245,12 @@ public struct StoreClient: Sendable {
         return Self.batonState(reply.decode(BatonView.self))
     }
 
+    /// `PUT /v1/me/steps`: each day's steps outside runs, replacing what this pack sent before.
+    public func putStepsOutsideRuns(_ days: [StepsOutsideRuns.Day]) async throws(SyncFailure) {
+        let reply = try await send("PUT", "/v1/me/steps", json: StepsOutsideRuns(days: days))
+        guard reply.status == 200 else { throw reply.failure(store: base, context: "sending the steps outside runs") }
+    }
+
     // MARK: Transport
 
     struct Reply: Sendable {

@@ -36,6 +36,7 @@ extension SyncWorker {
             return
         }
         guard !due.isEmpty else {
+            await uploadSteps(client: client)
             prune()
             return
         }
@@ -54,10 +55,12 @@ extension SyncWorker {
             if passes.stopping || Task.isCancelled { break }
             guard await upload(entry, index: index + 1, of: due.count, client: client) else {
                 requests.underWay?.notTried = due.dropFirst(index + 1).map(\.session.rawValue)
-                break
+                passes.current = nil
+                return
             }
         }
         passes.current = nil
+        await uploadSteps(client: client)
     }
 
     /// The store did not answer the look a person asked for: they read it per run, now and in

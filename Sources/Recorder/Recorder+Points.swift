@@ -180,17 +180,23 @@ extension Recorder {
 
     // MARK: Steps
 
-    /// A pedometer's count: the increment counts while recording, if this pedometer is the one
-    /// in use. A count that went down is a device reset: counting restarts from it.
+    /// A pedometer's count: the increment counts toward the run while recording, and toward
+    /// the steps outside runs otherwise (idle, paused, finished), if this pedometer is the one in
+    /// use. A count that went down is a device reset: counting restarts from it.
     mutating func receiveSteps(_ count: Int, track index: Int) {
         let previous = tracks[index].stepCount
         tracks[index].stepCount = count
         guard selectFresh(.pedometer, at: tracks[index].lastDataTime!) == index else { return }
         stepCount.hasSource = true
-        guard state == .recording, let previous else { return }
+        guard let previous else { return }
         // A counter that went back was reset (a driver reload, a 16-bit counter wrapping): what it
         // counts now was counted since the reset.
-        stepCount.count += Double(count >= previous ? count - previous : count)
+        let added = count >= previous ? count - previous : count
+        if state == .recording {
+            stepCount.count += Double(added)
+        } else {
+            stepCount.outsideRuns &+= added
+        }
     }
 
     /// Steps from the footpod's cadence, while no pedometer is fresh.

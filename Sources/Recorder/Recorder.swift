@@ -27,6 +27,11 @@ public struct Recorder: Sendable {
     /// Whether the system clock is synchronised. When it is not, the session's wall times come
     /// from GPS time: the owner sets this from the kernel's clock status (or a capture's).
     public var wallClockSynchronized = true
+    /// The pedometer's steps taken while no run was recording, since this recorder began (a
+    /// running total: the owner credits its increments to the day they fall on).
+    public var stepsOutsideRuns: Int { stepCount.outsideRuns }
+    /// Whether a pedometer (or the footpod's cadence) has counted steps since this recorder began.
+    public var countsSteps: Bool { stepCount.hasSource }
     /// Whether a fix has told the recorder GPS time (a run started now would take its time from it
     /// if the system clock is not synchronised).
     public var knowsGPSTime: Bool { gpsTimeOffset != nil }
@@ -235,8 +240,10 @@ public struct Recorder: Sendable {
         }
         let synchronized = wallClockSynchronized
         let gpsOffset = gpsTimeOffset
+        let outsideRuns = stepCount.outsideRuns
         self = Recorder(configuration: configuration)
         tracks = known
+        stepCount.outsideRuns = outsideRuns
         wallClockSynchronized = synchronized
         gpsTimeOffset = gpsOffset
         grid.lastInputTime = time
@@ -310,4 +317,7 @@ struct LapState: Sendable {
 struct StepCount: Sendable {
     var count = 0.0
     var hasSource = false
+    /// The pedometer's steps while no run was recording (idle, paused or finished), since the
+    /// recorder began: kept across sessions, for the pack's count of a day's steps outside runs.
+    var outsideRuns = 0
 }

@@ -117,6 +117,37 @@ struct GPSTimeAndStepsTests {
         #expect(h.summary?.steps == 14)
     }
 
+    @Test(
+        "Steps outside runs: counted before, between and after runs and while paused, never while recording; kept across runs"
+    )
+    func stepsOutsideRuns() throws {
+        var h = Harness(configuration: RecorderConfiguration(stepsFromFootpodCadence: false))
+        #expect(h.recorder.stepsOutsideRuns == 0 && !h.recorder.countsSteps)
+        h.steps(1000, at: 0.5)  // the first count is where counting starts, not steps taken
+        h.steps(1040, at: 0.9)
+        #expect(h.recorder.stepsOutsideRuns == 40 && h.recorder.countsSteps)
+        try h.command(.start, at: 1)
+        h.steps(1043, at: 1.5)
+        h.steps(1046, at: 2.5)
+        try h.command(.pause, at: 2.8)
+        h.steps(1050, at: 3.5)  // paused: outside the run
+        try h.command(.resume, at: 4)
+        h.steps(1053, at: 4.5)
+        h.advance(to: 5)
+        try h.command(.stop, at: 5)
+        #expect(h.summary?.steps == 9)
+        #expect(h.recorder.stepsOutsideRuns == 44)
+        h.steps(3, at: 6.5)  // the counter was reset: what it says was counted since
+        h.steps(10, at: 7.5)
+        try h.command(.start, at: 8)  // a new run keeps the total outside runs
+        h.steps(20, at: 8.5)
+        #expect(h.recorder.stepsOutsideRuns == 44 + 3 + 7)
+        h.advance(to: 9)
+        try h.command(.stop, at: 9)
+        let summaries = h.outputs.compactMap { if case .finished(let s) = $0 { s } else { nil } }
+        #expect(summaries.map(\.steps) == [9, 10])
+    }
+
     @Test("No pedometer: steps come from the footpod's cadence; a fresh pedometer takes over from it")
     func footpodFallback() throws {
         var h = Harness()

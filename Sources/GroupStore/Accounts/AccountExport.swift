@@ -94,6 +94,8 @@ extension WebPages {
                         "sport": goal.sport?.rawValue ?? "all", "target": Double(goal.target) / goal.measure.scale,
                     ]
                 }
+                accountJSON["steps_outside_runs"] = try await repository.stepsOutsideRuns(account: account.id, from: 0)
+                    .sorted { $0.key < $1.key }.map { ["date": TrainingPicture.date($0.key), "steps": $0.value] }
                 accountJSON["photos"] = photoList
                 accountJSON["comments"] = try await repository.commentsWritten(account: account.id).map {
                     ["run": $0.run, "text": $0.text, "created_at": iso($0.created)]

@@ -108,16 +108,22 @@ struct GoalProgress: Sendable, Equatable {
         period == .day ? day : TrainingPicture.monday(day)
     }
 
-    init(_ goal: PersonalGoal, runs: [GoalRun], today: Int64, zone: String) {
+    /// `outside`: the steps outside runs per local day, for a steps goal of all sports.
+    init(_ goal: PersonalGoal, runs: [GoalRun], outside: [Int64: Int] = [:], today: Int64, zone: String) {
         self.goal = goal
         start = Self.periodStart(goal.period, today)
         var sums: [Int64: Int64] = [:]
+        func add(_ amount: Int64, day: Int64) {
+            let (sum, overflow) = sums[Self.periodStart(goal.period, day), default: 0].addingReportingOverflow(amount)
+            sums[Self.periodStart(goal.period, day)] = overflow ? .max : sum
+        }
         for run in runs {
             let amount = goal.amount(run)
             guard amount > 0 else { continue }
-            let day = TrainingPicture.localDay(run.started, zone: zone)
-            let (sum, overflow) = sums[Self.periodStart(goal.period, day), default: 0].addingReportingOverflow(amount)
-            sums[Self.periodStart(goal.period, day)] = overflow ? .max : sum
+            add(amount, day: TrainingPicture.localDay(run.started, zone: zone))
+        }
+        if goal.measure == .steps, goal.sport == nil {
+            for (day, steps) in outside where steps > 0 { add(Int64(steps), day: day) }
         }
         let current = Self.periodStart(goal.period, today)
         done = sums[current] ?? 0

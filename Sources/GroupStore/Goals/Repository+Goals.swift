@@ -100,6 +100,10 @@ extension Services {
         // A day early: the local calendar is up to 14 hours from UTC either way.
         let since = WallInstant(nanosecondsSinceEpoch: (first - 1) * TrainingPicture.day)
         let runs = try await repository.goalRuns(account: person.id, since: since, viewer: viewer)
-        return goals.map { GoalProgress($0, runs: runs, today: today, zone: person.timeZone) }
+        // Steps outside runs belong to no sport: they count toward a steps goal for all sports.
+        let outside =
+            goals.contains { $0.measure == .steps && $0.sport == nil }
+            ? try await repository.stepsOutsideRuns(account: person.id, from: first) : [:]
+        return goals.map { GoalProgress($0, runs: runs, outside: outside, today: today, zone: person.timeZone) }
     }
 }

@@ -69,5 +69,20 @@ extension Schema {
                 UPDATE run_team SET account_id = (SELECT run.account_id FROM run WHERE run.id = run_team.run_id);
                 CREATE INDEX run_team_account ON run_team (account_id, team_id, leg_id)
                 """),
+        // The steps a pack counted outside runs, per day of the pack's calendar (`PUT
+        // /v1/me/steps`; `day` is the day number, as `TrainingPicture.localDay` gives it), one
+        // count per pack (`device_id`; 0: the person's own session), each replacing the last.
+        Migration(
+            version: 26, name: "each day's steps outside runs",
+            sql: """
+                CREATE TABLE step_day (
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    day INT NOT NULL,
+                    device_id INT NOT NULL,
+                    steps INT NOT NULL,
+                    updated_ns INT NOT NULL,
+                    PRIMARY KEY (account_id, day, device_id)
+                )
+                """),
     ]
 }

@@ -6,21 +6,32 @@ import Hummingbird
 /// Steps per day (issue 34): each run's steps (the pack's pedometer, or an imported file's)
 /// counted on the day it started, on the person's calendar, over the last 30 days; with the
 /// person's daily goal. `/me/steps` draws them as bars with the goal as a line.
+///
+/// A pack's steps outside runs (`PUT /v1/me/steps`, per day of the pack's calendar) add to the
+/// day of the same date.
 struct StepDays: Sendable {
     static let count = 30
-    var days: [(day: Int64, steps: Int)]
+    var days: [(day: Int64, steps: Int, outside: Int)]
     var goal: Int?
 
-    init(runs: [(started: WallInstant, steps: Int)], goal: Int?, now: WallInstant, zone: String) {
+    init(
+        runs: [(started: WallInstant, steps: Int)], outside: [Int64: Int] = [:], goal: Int?, now: WallInstant,
+        zone: String
+    ) {
         let today = TrainingPicture.localDay(now, zone: zone)
         var byDay: [Int64: Int] = [:]
-        for run in runs { byDay[TrainingPicture.localDay(run.started, zone: zone), default: 0] += run.steps }
-        days = ((today - Int64(Self.count - 1))...today).map { ($0, byDay[$0] ?? 0) }
+        for run in runs { byDay[TrainingPicture.localDay(run.started, zone: zone), default: 0] &+= run.steps }
+        days = ((today - Int64(Self.count - 1))...today).map { day in
+            let out = outside[day] ?? 0
+            return (day, (byDay[day] ?? 0) &+ out, out)
+        }
         self.goal = goal
     }
 
     var view: StepsView {
-        StepsView(days: days.map { .init(date: TrainingPicture.date($0.day), steps: $0.steps) }, goal: goal)
+        StepsView(
+            days: days.map { .init(date: TrainingPicture.date($0.day), steps: $0.steps, outsideRuns: $0.outside) },
+            goal: goal)
     }
 }
 
@@ -56,8 +67,10 @@ extension Services {
         // Runs stored before steps were kept are read once, as for records.
         try await fillEfforts(account: account.id)
         let since = now.advanced(byNanoseconds: -Int64(StepDays.count + 1) * TrainingPicture.day)
+        let today = TrainingPicture.localDay(now, zone: account.timeZone)
         return StepDays(
             runs: try await repository.runSteps(account: account.id, since: since),
+            outside: try await repository.stepsOutsideRuns(account: account.id, from: today - Int64(StepDays.count)),
             goal: try await repository.dayStepsGoal(account: account.id), now: now, zone: account.timeZone)
     }
 }
@@ -91,6 +104,7 @@ struct StepsPage: PageModel {
     struct Row: Sendable, Equatable {
         var day: String
         var steps: String
+        var outside: String
     }
 
     struct Goal: Sendable, Equatable {
@@ -135,7 +149,9 @@ struct StepsPage: PageModel {
                     label: TrainingPage.short(TrainingPage.instant($0.element.day)))
             })
         rows = steps.days.reversed().filter { $0.steps > 0 }.map {
-            Row(day: PageFormat.day(TrainingPage.instant($0.day)), steps: Self.number($0.steps))
+            Row(
+                day: PageFormat.day(TrainingPage.instant($0.day)), steps: Self.number($0.steps),
+                outside: Self.number($0.outside))
         }
         let total = steps.days.reduce(0) { $0 + $1.steps }
         stats = [

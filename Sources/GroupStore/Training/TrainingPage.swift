@@ -239,6 +239,7 @@ struct TrainingRoutes {
 
     func register(_ router: RouteRecorder) {
         registerSteps(router)
+        registerStepsOutsideRuns(router)
         router.get("/v1/me/training") { request, _ in
             let account = try await services.caller(request).account
             let (weeks, days) = try WebPages.span(request)
