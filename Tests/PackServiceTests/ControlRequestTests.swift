@@ -50,6 +50,7 @@ struct ControlRequestTests {
         (#"{"command":"home_remove","target":"HomeNet"}"#, .homeRemove(target: "HomeNet")),
         (#"{"command":"sync_status"}"#, .syncStatus),
         (#"{"command":"doctor"}"#, .doctor),
+        (#"{"command":"steps"}"#, .steps),
         (#"{"command":"debug_stall","seconds":8}"#, .debugStall(seconds: 8)),
         (#"{"command":"sensors"}"#, .sensors),
         (#"{"command":"forget","sensor":"Handoff HR"}"#, .forget(sensor: "Handoff HR")),
