@@ -109,13 +109,23 @@ extension StoreRepository {
 
 extension Services {
     /// The person's level and objectives, from the runs `viewer` may see; goals count only
-    /// where the viewer may see them (the person and their friends).
-    func level(_ person: Account, viewer: Int64, goalsSeen: Bool, measures: [RunMeasure]? = nil) async throws -> Level {
+    /// where the viewer may see them (the person and their friends). A caller that has read the
+    /// runs or the goals' progress already passes them.
+    func level(
+        _ person: Account, viewer: Int64, goalsSeen: Bool, measures: [RunMeasure]? = nil,
+        progress: [GoalProgress]? = nil
+    ) async throws -> Level {
         var runs = measures ?? []
         if measures == nil { runs = try await repository.runMeasures(account: person.id, viewer: viewer) }
-        let weekly =
-            goalsSeen
-            ? try await goalProgress(person, viewer: viewer, now: now()).filter { $0.goal.period == .week } : []
+        var weekly: [GoalProgress] = []
+        if goalsSeen {
+            if let progress {
+                weekly = progress
+            } else {
+                weekly = try await goalProgress(person, viewer: viewer, now: now())
+            }
+            weekly = weekly.filter { $0.goal.period == .week }
+        }
         let found = try await repository.batonAndGroupGoal(account: person.id, viewer: viewer)
         return Level(
             runs: runs.map { ($0.sport, $0.distanceMM) }, weeklyGoals: weekly, carried: found.carried,

@@ -150,11 +150,13 @@ extension WebPages {
             // One read of the runs the viewer may see, for the level and the records.
             let measures = try await services.repository.runMeasures(account: person.id, viewer: account.id)
             if let owner = try await services.repository.account(id: person.id) {
+                // The goals' progress once, for the rings and the level's weeks in a row.
+                let progress =
+                    goalsSeen ? try await services.goalProgress(owner, viewer: account.id, now: services.now()) : []
                 page.more.level = PersonPage.LevelPart(
-                    try await services.level(owner, viewer: account.id, goalsSeen: goalsSeen, measures: measures))
-            }
-            if goalsSeen, let owner = try await services.repository.account(id: person.id) {
-                page.more.goals = try await services.goalProgress(owner, viewer: account.id, now: services.now()).map {
+                    try await services.level(
+                        owner, viewer: account.id, goalsSeen: goalsSeen, measures: measures, progress: progress))
+                page.more.goals = progress.map {
                     GoalCard($0, units: Reader(account).units, owner: person.relation.isOwner ? nil : person.username)
                 }
                 for i in page.more.goals.indices { page.more.goals[i].delete = nil }
