@@ -112,6 +112,13 @@ struct GoalsTests {
             goals = try await Self.goals(client, ada)
             #expect(goals[0].done == 5_500 && goals[0].percent == 55, "Auckland: Sunday's run is Monday's")
             #expect(goals[0].history[0].done == 0 && goals[1].done == 3_600 && goals[1].percent == 100)
+            // The home page's week and `/v1/me/weeks` are on the same calendar as the goals.
+            let weeks = try await client.call(.get, "/v1/me/weeks?count=3", token: ada).decode(Weeks.self).weeks
+            #expect(
+                weeks.map(\.weekStarting) == ["2026-11-22T11:00:00Z", "2026-11-15T11:00:00Z", "2026-11-08T11:00:00Z"])
+            #expect(weeks.map(\.distanceM) == [5_500, 0, 12_000] && weeks.map(\.runs) == [2, 0, 1])
+            let week = try await client.call(.get, "/", headers: [.cookie: cookie]).text
+            #expect(week.contains(#"<span class="k">This week</span> <span class="v">5.5 km</span>"#))
 
             // A swim changed to a walk leaves the swim goal; a deleted run leaves the distance.
             #expect(

@@ -16,7 +16,9 @@ extension WebPages {
                     group.id, account: account.id, members: 1, legs: 1, now: now)
                 groups.append(HomePage.GroupRow(progress, reader: reader))
             }
-            let week = try await repository.weeklyDistance(account: account.id, weeks: 1, now: now).last
+            let week = try await repository.weeklyDistance(
+                account: account.id, weeks: 1, now: now, zone: account.timeZone
+            ).first
             let reactions = try await repository.newResponses(account: account.id)
             let runs = try await repository.runs(account: account.id, limit: 5, before: nil, after: nil).runs.map(\.0)
             var home = HomePage(

@@ -66,7 +66,7 @@ struct AccountRoutes {
                 throw StoreError(.unprocessableContent, "invalid_count", "count is a number of weeks from 1 to 520")
             }
             let weeks = try await services.repository.weeklyDistance(
-                account: account.id, weeks: count, now: services.now())
+                account: account.id, weeks: count, now: services.now(), zone: account.timeZone)
             return Weeks(
                 weeks: weeks.map {
                     Weeks.Week(

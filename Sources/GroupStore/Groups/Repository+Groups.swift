@@ -70,6 +70,24 @@ public struct Leg: Sendable {
 }
 
 /// The start of the week holding `instant`: Monday 00:00 UTC.
+/// When local day `day` (days since 1970-01-01 on the calendar of `zone`) began: its midnight
+/// there, as an instant. The zone's offset is read at the guess and again, so a day that begins
+/// just after the clocks change is right too.
+func localMidnight(_ day: Int64, zone: String) -> Int64 {
+    let local = day * 86_400 * nanosecondsPerSecond
+    func offset(_ at: Int64) -> Int64 {
+        PageFormat.local(WallInstant(nanosecondsSinceEpoch: at), zone: zone).instant.nanosecondsSinceEpoch - at
+    }
+    let guess = local - offset(local)
+    return local - offset(guess)
+}
+
+/// When the week of `instant` began on the calendar of `zone`: Monday 00:00 there.
+func weekStart(_ instant: WallInstant, zone: String) -> Int64 {
+    localMidnight(TrainingPicture.monday(TrainingPicture.localDay(instant, zone: zone)), zone: zone)
+}
+
+/// The UTC week: groups, whose members live in many zones, count weeks from Monday 00:00 UTC.
 func weekStart(_ instant: WallInstant) -> Int64 {
     let day = 86_400 * nanosecondsPerSecond
     let days =

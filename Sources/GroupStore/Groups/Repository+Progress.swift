@@ -106,24 +106,25 @@ extension StoreRepository {
         }
     }
 
-    /// A member's distance per week (Monday 00:00 UTC), newest first, over every run they
-    /// uploaded.
+    /// The account's distance and runs in each of its last `weeks` weeks, newest first, on its
+    /// own calendar: weeks begin on Monday 00:00 in `zone`, as its goals' weeks do.
     func weeklyDistance(
-        account: Int64, weeks: Int, now: WallInstant
+        account: Int64, weeks: Int, now: WallInstant, zone: String
     ) async throws -> [(week: Int64, mm: Int64, runs: Int64)] {
-        let day = 86_400 * nanosecondsPerSecond
-        let first = weekStart(now) - Int64(weeks - 1) * 7 * day
+        let monday = TrainingPicture.monday(TrainingPicture.localDay(now, zone: zone))
+        let mondays = (0..<weeks).map { monday - Int64($0) * 7 }
+        let first = localMidnight(mondays[weeks - 1], zone: zone)
         let rows = try await read { db in
             try await db.query(
                 "SELECT started_ns, distance_mm FROM run WHERE account_id = ? AND started_ns >= ?", account, first)
         }
-        var buckets = (0..<weeks).map { (week: weekStart(now) - Int64($0) * 7 * day, mm: Int64(0), runs: Int64(0)) }
+        var buckets = mondays.map { (week: localMidnight($0, zone: zone), mm: Int64(0), runs: Int64(0)) }
         for row in rows {
-            let index = Int(
-                (weekStart(now) - weekStart(WallInstant(nanosecondsSinceEpoch: try row.int("started_ns")))) / (7 * day))
-            guard buckets.indices.contains(index) else { continue }
-            buckets[index].mm += try row.int("distance_mm")
-            buckets[index].runs += 1
+            let started = WallInstant(nanosecondsSinceEpoch: try row.int("started_ns"))
+            let back = (monday - TrainingPicture.monday(TrainingPicture.localDay(started, zone: zone))) / 7
+            guard back >= 0, back < Int64(weeks) else { continue }
+            buckets[Int(back)].mm += try row.int("distance_mm")
+            buckets[Int(back)].runs += 1
         }
         return buckets
     }

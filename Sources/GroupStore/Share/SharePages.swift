@@ -99,13 +99,15 @@ extension WebPages {
         router.signedIn(.get, "/me/week/card.svg") { _, _, account in
             let now = services.now()
             let reader = Reader(account)
-            let runs = try await repository.weekRuns(account: account.id, from: weekStart(now))
+            // The person's week, on their calendar, as the home page and their goals count it.
+            let monday = WallInstant(nanosecondsSinceEpoch: weekStart(now, zone: account.timeZone))
+            let runs = try await repository.weekRuns(account: account.id, from: monday.nanosecondsSinceEpoch)
             let mm = runs.reduce(0) { $0 + $1.run.distanceMM }
             let ms = runs.reduce(0) { $0 + $1.run.timerMS }
             let meters = Double(mm) / 1000
             let share = account.weekGoalMM.map { Double(mm) / Double(max($0, 1)) }
             let card = ShareCard.Week(
-                title: "Week of " + PageFormat.day(WallInstant(nanosecondsSinceEpoch: weekStart(now))),
+                title: "Week of " + PageFormat.day(PageFormat.local(monday, zone: account.timeZone).instant),
                 runner: account.username, distance: reader.units.distance(meters: meters),
                 line:
                     "\(runs.count) run\(runs.count == 1 ? "" : "s") · \(Units.clock(Double(ms) / 1000)) · \(reader.units.pace(seconds: Double(ms) / 1000, meters: meters))",
@@ -113,7 +115,7 @@ extension WebPages {
                 routes: runs.prefix(4).compactMap { $0.thumbnail.map { $0.split(separator: "|").map(String.init) } })
             return Self.svg(
                 ShareCard.week(card),
-                name: "week-\(iso(WallInstant(nanosecondsSinceEpoch: weekStart(now))).prefix(10)).svg")
+                name: "week-\(PageFormat.local(monday, zone: account.timeZone).iso8601().prefix(10)).svg")
         }
         router.signedIn(.post, "/settings/week-goal") { request, context, account in
             let form = try await Self.form(request, context)
