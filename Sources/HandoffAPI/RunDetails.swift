@@ -80,11 +80,14 @@ public struct RunDetails: Codable, Sendable, Hashable {
         public var speedMS: [Double?]
         public var heartRateBpm: [Double?]
         public var altitudeM: [Double?]
+        /// Steps a minute; all null for a ride.
         public var cadenceSpm: [Double?]
+        /// A ride's crank revolutions a minute; absent for every other sport.
+        public var cadenceRpm: [Double?]?
 
         public init(
             elapsedS: Double, stepS: Double, speedMS: [Double?], heartRateBpm: [Double?], altitudeM: [Double?],
-            cadenceSpm: [Double?]
+            cadenceSpm: [Double?], cadenceRpm: [Double?]? = nil
         ) {
             self.elapsedS = elapsedS
             self.stepS = stepS
@@ -92,6 +95,7 @@ public struct RunDetails: Codable, Sendable, Hashable {
             self.heartRateBpm = heartRateBpm
             self.altitudeM = altitudeM
             self.cadenceSpm = cadenceSpm
+            self.cadenceRpm = cadenceRpm
         }
 
         enum CodingKeys: String, CodingKey {
@@ -101,6 +105,7 @@ public struct RunDetails: Codable, Sendable, Hashable {
             case heartRateBpm = "heart_rate_bpm"
             case altitudeM = "altitude_m"
             case cadenceSpm = "cadence_spm"
+            case cadenceRpm = "cadence_rpm"
         }
     }
 

@@ -78,7 +78,7 @@ struct OpenAPITypesTests {
                 marks: [.init(distanceM: 1000, latitude: 48.209, longitude: 16.37)]),
             series: .init(
                 elapsedS: 600, stepS: 2.5, speedMS: [3, nil], heartRateBpm: [150, 151], altitudeM: [180, nil],
-                cadenceSpm: [170, 171]),
+                cadenceSpm: [170, 171], cadenceRpm: [85, nil]),
             splits: [.init(distanceM: 1000, timerS: 300, heartRateBpm: 150, climbM: nil)],
             laps: [.init(trigger: "manual", startS: 0, endS: 600, distanceM: 2000, timerS: 600, heartRateBpm: nil)],
             pauses: [.init(startS: 100, endS: nil)]),

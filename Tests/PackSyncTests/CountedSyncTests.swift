@@ -109,8 +109,10 @@ struct RideSyncTests {
             #expect(try view.decode(RunView.self).sport == "bike")
             let details = try await store.call(.get, "/v1/runs/\(uuid)/details", token: token)
             #expect(details.status == 200)
-            let cadence = try details.decode(RunDetails.self).series.cadenceSpm.compactMap { $0 }
+            let series = try details.decode(RunDetails.self).series
+            let cadence = (series.cadenceRpm ?? []).compactMap { $0 }
             #expect(!cadence.isEmpty && cadence.allSatisfy { (80...89).contains($0) }, "rpm, not doubled: \(cadence)")
+            #expect(series.cadenceSpm.allSatisfy { $0 == nil }, "a ride's cadence is never given as steps")
         }
     }
 }

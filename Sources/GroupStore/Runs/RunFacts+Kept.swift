@@ -60,7 +60,10 @@ extension RunFacts {
             },
             series: RunDetails.Series(
                 elapsedS: elapsed, stepS: elapsed / Double(Self.steps), speedMS: series.speed,
-                heartRateBpm: series.heartRate, altitudeM: series.altitude, cadenceSpm: series.cadence),
+                heartRateBpm: series.heartRate, altitudeM: series.altitude,
+                // A ride's cadence is its crank's: named so, never as steps.
+                cadenceSpm: cycling ? series.cadence.map { _ in nil } : series.cadence,
+                cadenceRpm: cycling ? series.cadence : nil),
             splits: km.splits.map {
                 RunDetails.Split(distanceM: $0.distance, timerS: $0.timer, heartRateBpm: $0.heartRate, climbM: $0.climb)
             },
