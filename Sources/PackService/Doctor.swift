@@ -263,7 +263,8 @@ struct Doctor: Sendable {
         if (engine?.clock ?? configuration.recording.clock).isSynchronized() {
             return DoctorCheck(
                 "clock", .ok,
-                "the system clock is synchronised (the kernel's NTP status); days are counted in \(TimeZone.current.identifier)")
+                "the system clock is synchronised (the kernel's NTP status); days are counted in \(TimeZone.current.identifier)"
+            )
         }
         if status?.gps.clock == .gps {
             return DoctorCheck(
