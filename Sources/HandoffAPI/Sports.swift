@@ -249,6 +249,13 @@ public struct StepsOutsideRuns: Codable, Sendable, Hashable {
 
     /// At most 62 days.
     public var days: [Day]
+    /// The counting pack's own lasting id (1–64 letters, digits and hyphens): a pack linked again
+    /// replaces its earlier counts instead of adding to them. Absent: the token's pack, or the
+    /// person's own count.
+    public var pack: String?
 
-    public init(days: [Day]) { self.days = days }
+    public init(days: [Day], pack: String? = nil) {
+        self.days = days
+        self.pack = pack
+    }
 }

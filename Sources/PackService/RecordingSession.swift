@@ -92,7 +92,13 @@ struct RecordingSession: Sendable {
         lastMonotonic = event.monotonic
         if let wall = event.wall { lastWall = wall }
         let step = pipeline.process(event)
-        stepDays.credit(total: pipeline.recorder.stepsOutsideRuns, at: lastWall)
+        // Steps go on the date a trusted clock says: the system's once synchronised, else GPS
+        // time. A Pi without a real-time clock starts in 1970 (or at its last saved time): until
+        // NTP or a fix tells the date, the steps wait.
+        let recorder = pipeline.recorder
+        stepDays.credit(
+            total: recorder.stepsOutsideRuns,
+            at: recorder.wallClockSynchronized ? lastWall : recorder.gpsWall(at: event.monotonic))
         return (event, step)
     }
 

@@ -210,6 +210,8 @@ extension PackDatabase {
         migrator.registerMigration("v9: each day's steps outside runs") { db in
             // The pedometer's steps while no run records, per day of the pack's time zone
             // (`day` is 2026-11-28); `uploaded` is the count the store last acknowledged.
+            // `pack_identity`: a random id the journal keeps for good, sent with the steps, so
+            // that the store replaces this pack's count of a day even after it is linked again.
             try db.execute(
                 sql: """
                     CREATE TABLE step_day (
@@ -217,6 +219,8 @@ extension PackDatabase {
                         steps INTEGER NOT NULL CHECK (steps >= 0),
                         uploaded INTEGER NOT NULL DEFAULT 0
                     );
+                    CREATE TABLE pack_identity (id TEXT NOT NULL);
+                    INSERT INTO pack_identity (id) VALUES (lower(hex(randomblob(16))));
                     """)
         }
         return migrator

@@ -49,6 +49,19 @@ extension PackDatabase {
         }
     }
 
+    /// The journal's own random id (v9), the same for as long as the journal lives.
+    public func packIdentity() throws -> String {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT id FROM pack_identity LIMIT 1") } ?? ""
+    }
+
+    /// Whether any day's count waits for the store.
+    public func stepsWaiting() throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM step_day WHERE steps <> uploaded)")
+        }
+            ?? false
+    }
+
     /// The store acknowledged `steps` for `day` (a count that grew since stays to upload).
     public func markStepsUploaded(day: String, steps: Int) throws {
         try writer.write { db in

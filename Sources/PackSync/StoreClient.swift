@@ -245,9 +245,10 @@ public struct StoreClient: Sendable {
         return Self.batonState(reply.decode(BatonView.self))
     }
 
-    /// `PUT /v1/me/steps`: each day's steps outside runs, replacing what this pack sent before.
-    public func putStepsOutsideRuns(_ days: [StepsOutsideRuns.Day]) async throws(SyncFailure) {
-        let reply = try await send("PUT", "/v1/me/steps", json: StepsOutsideRuns(days: days))
+    /// `PUT /v1/me/steps`: each day's steps outside runs, replacing what this pack (`pack`, its
+    /// journal's lasting id) sent before.
+    public func putStepsOutsideRuns(_ days: [StepsOutsideRuns.Day], pack: String?) async throws(SyncFailure) {
+        let reply = try await send("PUT", "/v1/me/steps", json: StepsOutsideRuns(days: days, pack: pack))
         guard reply.status == 200 else { throw reply.failure(store: base, context: "sending the steps outside runs") }
     }
 

@@ -144,6 +144,8 @@ public actor SyncWorker {
     func secondsUntilNextLook() -> Double? {
         guard client != nil, health.unlinkedByStore == nil, mayUpload else { return nil }
         guard var due = (try? database.outboxNextAttempt()) ?? nil else {
+            // Steps outside runs waiting for the store: look again within the hour.
+            if (try? database.stepsWaiting()) == true { return Self.stepsLookSeconds }
             return configuration.pruneRawAfterSeconds == nil ? nil : 6 * 3600
         }
         if let retryAt = health.contact.nextAttempt, retryAt > due { due = retryAt }

@@ -35,6 +35,10 @@ public struct Recorder: Sendable {
     /// Whether a fix has told the recorder GPS time (a run started now would take its time from it
     /// if the system clock is not synchronised).
     public var knowsGPSTime: Bool { gpsTimeOffset != nil }
+    /// The wall time at `time` by GPS, once a fix has told it.
+    public func gpsWall(at time: MonotonicInstant) -> WallInstant? {
+        gpsTimeOffset.map { WallInstant(nanosecondsSinceEpoch: time.nanoseconds &+ $0) }
+    }
     /// GPS time minus the monotonic clock: the best estimate from the fixes with a date so far.
     var gpsTimeOffset: Int64?
 

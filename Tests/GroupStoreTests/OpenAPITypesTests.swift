@@ -144,7 +144,7 @@ struct OpenAPITypesTests {
                 .init(id: "first_5k", name: "First 5 km", rule: "A run (sport run) of 5 km or more.", done: true)
             ]),
         "Steps": StepsView(days: [.init(date: "2026-11-25", steps: 8_214, outsideRuns: 3_120)], goal: 8_000),
-        "StepsOutsideRuns": StepsOutsideRuns(days: [.init(date: "2026-11-25", steps: 3_120)]),
+        "StepsOutsideRuns": StepsOutsideRuns(days: [.init(date: "2026-11-25", steps: 3_120)], pack: "5f2c0a9e"),
         "RunTotals": totals,
         "ProfileFields": ProfileFields(
             nickname: "Ada", heightCm: 168, weightKg: 58.5, gender: "woman", birthYear: 1990),

@@ -14,11 +14,11 @@ import Testing
 @Suite("Steps outside runs, from the pack")
 struct StepsOutsideRunsTests {
     static func put(
-        _ client: any TestClientProtocol, _ token: String, _ days: [(String, Int)]
+        _ client: any TestClientProtocol, _ token: String, _ days: [(String, Int)], pack: String? = nil
     ) async throws -> Reply {
         try await client.call(
             .put, "/v1/me/steps", token: token,
-            send: StepsOutsideRuns(days: days.map { .init(date: $0.0, steps: $0.1) }))
+            send: StepsOutsideRuns(days: days.map { .init(date: $0.0, steps: $0.1) }, pack: pack))
     }
 
     @Test(
@@ -56,6 +56,13 @@ struct StepsOutsideRunsTests {
             days = try await client.call(.get, "/v1/me/steps", token: ada).decode(StepsView.self).days
             #expect(days.last?.outsideRuns == 4_810 && days.last?.steps == 4_810 + 2_402)
             #expect(days[28].steps == 8_000, "yesterday's count stays as it was")
+
+            // A pack that names itself keeps its count through a new link (a new device token).
+            _ = try await Self.put(client, pack, [("2026-11-23", 3_000)], pack: "0a1b2c3d")
+            let relinked = try await DeviceTests.link(client, ada)
+            _ = try await Self.put(client, relinked, [("2026-11-23", 3_500)], pack: "0A1B2C3D")
+            days = try await client.call(.get, "/v1/me/steps", token: ada).decode(StepsView.self).days
+            #expect(days[27].date == "2026-11-23" && days[27].outsideRuns == 3_500, "replaced, not 6,500")
 
             // A daily goal of steps in all sports counts them; one for walks only does not.
             _ = try await client.call(
@@ -102,6 +109,10 @@ struct StepsOutsideRunsTests {
             for (days, code) in cases {
                 let reply = try await Self.put(client, ada, days)
                 #expect(reply.status == .unprocessableContent && reply.errorCode == code, "\(days): \(reply.text)")
+            }
+            for pack in ["", String(repeating: "a", count: 65), "a b", "pack/1", "ünï"] {
+                let reply = try await Self.put(client, ada, [("2026-11-25", 10)], pack: pack)
+                #expect(reply.status == .unprocessableContent && reply.errorCode == "invalid_pack", "\(pack)")
             }
             // Tomorrow is allowed (a pack east of UTC is a day ahead), and 2024-02-29 is a date.
             #expect(try await Self.put(client, ada, [("2026-11-26", 10), ("2024-02-29", 10)]).status == .ok)

@@ -80,6 +80,31 @@ struct StepDaysTests {
         #expect(saved == ["2026-11-28": 15], "the 15 before the start, held until a wall time was known")
     }
 
+    @Test(
+        "With the system clock not synchronised (a Pi without a real-time clock), steps wait for a clock that says the date"
+    )
+    func unsynchronizedClock() throws {
+        var session = RecordingSession(
+            recorder: RecorderConfiguration(stepsFromFootpodCadence: false), sensors: [Self.pedometer],
+            discardShorterThanSeconds: 60, zone: TimeZone(identifier: "UTC")!, newUUID: { "run" })
+        let boot = WallInstant(nanosecondsSinceEpoch: 10_000_000_000)  // 1970-01-01T00:00:10Z
+        _ = session.take(
+            CaptureEvent(
+                monotonic: MonotonicInstant(nanoseconds: 500_000_000), wall: boot, body: .clock(synchronized: false)))
+        _ = session.take(Self.steps(10, at: 0, from: boot))
+        _ = session.take(Self.steps(30, at: 1, from: boot))
+        let before = session.stepsToSave(at: MonotonicInstant(nanoseconds: 3_000_000_000), force: true)
+        #expect(before == nil, "nothing on 1 January 1970")
+        // NTP sets the clock: the steps so far go on the day it says.
+        let set = WallInstant(iso8601: "2026-11-28T09:00:00Z")!
+        _ = session.take(
+            CaptureEvent(
+                monotonic: MonotonicInstant(nanoseconds: 3_500_000_000), wall: set, body: .clock(synchronized: true)))
+        _ = session.take(Self.steps(35, at: 3, from: set.advanced(byNanoseconds: -2_000_000_000)))
+        let after = session.stepsToSave(at: MonotonicInstant(nanoseconds: 5_000_000_000), force: true)
+        #expect(after == ["2026-11-28": 25])
+    }
+
     @Test("The journal adds each day's increments, and keeps what the store acknowledged apart from what grew since")
     func journal() throws {
         let database = try PackDatabase.inMemory()
@@ -94,5 +119,10 @@ struct StepDaysTests {
         let left = try database.stepDaysToUpload()
         #expect(left == [StepDay(day: "2026-11-29", steps: 35, uploaded: 30)])
         #expect(try database.stepDays(since: "2026-11-29").count == 1)
+        #expect(try database.stepsWaiting())
+        // The journal's own id: 32 hex digits, the same each time it is asked.
+        let id = try database.packIdentity()
+        let again = try database.packIdentity()
+        #expect(id.count == 32 && id.allSatisfy(\.isHexDigit) && id == again)
     }
 }

@@ -54,6 +54,16 @@ struct StepsSyncTests {
             days = try await store.call(.get, "/v1/me/steps", token: token).decode(StepsView.self).days
             #expect(days.last?.outsideRuns == 4_310 && days.dropLast().last?.outsideRuns == 8_000)
             #expect(try pack.database.stepDays().map(\.uploaded) == [8_000, 4_310])
+
+            // Linked again (a new device token): the pack's id keeps its count of today one count.
+            _ = await pack.worker.unlink()
+            try await pack.link(to: store, approvingWith: token)
+            // A day from a clock gone wrong is set aside, and does not hold back the others.
+            try pack.database.addSteps([today: 90, "1970-01-01": 500])
+            _ = await pack.worker.requestSync(now: true, anywhere: false)
+            try await Self.waitUntilSent(pack)
+            days = try await store.call(.get, "/v1/me/steps", token: token).decode(StepsView.self).days
+            #expect(days.last?.outsideRuns == 4_400, "replaced by the same pack's count, not added to")
             await pack.worker.stop()
             await worker.value
         }

@@ -74,7 +74,7 @@ def world(accounts, runs, friends):
         started = now - rng.randint(0, year)
         run_rows.append((r, f"00000000-0000-4000-8000-{r:012x}", owner, started, 3_600_000, 3_500_000, 10_000_000,
                          "run", "fit", "0" * 64, 1, "{}", started, level, level))
-        run_team.append((r, 1 + (owner - 1) // 20, 10_000_000))
+        run_team.append((r, 1 + (owner - 1) // 20, 10_000_000, owner))
     friend_rows = []
     for f in range(2, friends + 2):
         friend_rows += [(1, f, "friends", now), (f, 1, "friends", now)]
@@ -84,7 +84,7 @@ def world(accounts, runs, friends):
         ("member", "team_id, account_id, joined_ns, turn, name_key", members),
         ("run", "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, "
                 "summary, uploaded_ns, visibility, map_visibility", run_rows),
-        ("run_team", "run_id, team_id, distance_mm", run_team),
+        ("run_team", "run_id, team_id, distance_mm, account_id", run_team),
         ("friend", "account_id, friend_id, status, created_ns", friend_rows),
     ]
 

@@ -66,7 +66,7 @@ for r in range(runs):
     file = file_of(r + 1)
     run_rows.append((r + 1, f"00000000-0000-4000-8000-{r + 1:012x}", aid, started, 3_600_000, 3_500_000, mm,
                      "run", "fit", digests[file], len(file), "{}", started + 7200 * 1_000_000_000))
-    run_team.append((r + 1, 1, mm))
+    run_team.append((r + 1, 1, mm, aid))
     distance[aid] += mm
     count[aid] += 1
 for l in range(200):
@@ -84,7 +84,7 @@ if engine == "sqlite":
     db.executemany("INSERT INTO member (team_id, account_id, joined_ns, turn, distance_mm, runs, name_key) VALUES (?,?,?,?,?,?,?)", member_rows)
     db.executemany("INSERT INTO run (id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", run_rows)
     db.executemany("INSERT INTO run_file (run_id, file) VALUES (?,?)", ((r, file_of(r)) for r in range(1, runs + 1)))
-    db.executemany("INSERT INTO run_team (run_id, team_id, distance_mm) VALUES (?,?,?)", run_team)
+    db.executemany("INSERT INTO run_team (run_id, team_id, distance_mm, account_id) VALUES (?,?,?,?)", run_team)
     db.executemany("INSERT INTO leg (id, team_id, account_id, taken_ns, ended_ns, ended_how, passed_to) VALUES (?,?,?,?,?,?,?)", legs)
     db.execute("UPDATE member SET distance_mm = ?, runs = ? WHERE team_id = 1 AND account_id = 1", (distance[1], count[1]))
     db.execute("UPDATE team SET total_mm = ? WHERE id = 1", (total,))
@@ -114,7 +114,7 @@ else:
     copy("run", "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, summary, uploaded_ns",
          rows(run_rows))
     copy("run_file", "run_id, file", (f"{r}\t{hex_of[file_of(r)]}\n" for r in range(1, runs + 1)))
-    copy("run_team", "run_id, team_id, distance_mm", rows(run_team))
+    copy("run_team", "run_id, team_id, distance_mm, account_id", rows(run_team))
     copy("leg", "id, team_id, account_id, taken_ns, ended_ns, ended_how, passed_to", rows(legs))
     subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", target, "-c",
                     f"UPDATE member SET distance_mm = {distance[1]}, runs = {count[1]} WHERE team_id = 1 AND account_id = 1; "

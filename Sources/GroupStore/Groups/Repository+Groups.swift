@@ -69,7 +69,6 @@ public struct Leg: Sendable {
     }
 }
 
-/// The start of the week holding `instant`: Monday 00:00 UTC.
 /// When local day `day` (days since 1970-01-01 on the calendar of `zone`) began: its midnight
 /// there, as an instant. The zone's offset is read at the guess and again, so a day that begins
 /// just after the clocks change is right too.
@@ -87,7 +86,8 @@ func weekStart(_ instant: WallInstant, zone: String) -> Int64 {
     localMidnight(TrainingPicture.monday(TrainingPicture.localDay(instant, zone: zone)), zone: zone)
 }
 
-/// The UTC week: groups, whose members live in many zones, count weeks from Monday 00:00 UTC.
+/// The start of the week holding `instant`: Monday 00:00 UTC. Groups, whose members live in many
+/// zones, count weeks so.
 func weekStart(_ instant: WallInstant) -> Int64 {
     let day = 86_400 * nanosecondsPerSecond
     let days =

@@ -71,17 +71,19 @@ extension Schema {
                 """),
         // The steps a pack counted outside runs, per day of the pack's calendar (`PUT
         // /v1/me/steps`; `day` is the day number, as `TrainingPicture.localDay` gives it), one
-        // count per pack (`device_id`; 0: the person's own session), each replacing the last.
+        // count per source, each replacing the last. `source` is `pack:ID` (the pack's own lasting
+        // id, the same after it is linked again), `device:N` (a pack that sent none) or '' (the
+        // person's session).
         Migration(
             version: 26, name: "each day's steps outside runs",
             sql: """
                 CREATE TABLE step_day (
                     account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
                     day INT NOT NULL,
-                    device_id INT NOT NULL,
+                    source TEXT NOT NULL,
                     steps INT NOT NULL,
                     updated_ns INT NOT NULL,
-                    PRIMARY KEY (account_id, day, device_id)
+                    PRIMARY KEY (account_id, day, source)
                 )
                 """),
     ]

@@ -12,6 +12,8 @@ struct StepsOutsideRunsUpload: Sendable {
     static let maximumSteps = 200_000
 
     var days: [(day: Int64, steps: Int)]
+    /// The pack's lasting id, when it sent one.
+    var pack: String?
 
     /// Checks every day: a real date, not after tomorrow on the store's clock (the pack's calendar
     /// may be up to 14 hours ahead of UTC), not before 2000, and a plausible count.
@@ -20,6 +22,19 @@ struct StepsOutsideRunsUpload: Sendable {
             throw StoreError(
                 .unprocessableContent, "invalid_days", "days holds 1 to \(Self.maximumDays) days; send the rest next")
         }
+        if let pack = body.pack {
+            let allowed = pack.utf8.allSatisfy { byte in
+                byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            }
+            guard (1...64).contains(pack.utf8.count), allowed else {
+                throw StoreError(
+                    .unprocessableContent, "invalid_pack",
+                    "pack is 1 to 64 letters, digits and hyphens: the pack's own id")
+            }
+        }
+        pack = body.pack
         let tomorrow = TrainingPicture.localDay(now, zone: "UTC") + 1
         var seen: Set<Int64> = []
         days = try body.days.map { entry in
@@ -42,6 +57,13 @@ struct StepsOutsideRunsUpload: Sendable {
             }
             return (day, entry.steps)
         }
+    }
+
+    /// Whose count each day is: the pack's own id when it sent one (a pack linked again keeps it),
+    /// else the token's pack, else the person's.
+    func source(device: Int64?) -> String {
+        if let pack { return "pack:" + pack.lowercased() }
+        return device.map { "device:\($0)" } ?? ""
     }
 
     /// `2026-11-28` as a day number (days since 1970-01-01), or nil when it is not a date.
@@ -67,9 +89,9 @@ struct StepsOutsideRunsUpload: Sendable {
 }
 
 extension StoreRepository {
-    /// Replaces what `device` (0: the person) said of each day.
+    /// Replaces what `source` (`StepsOutsideRunsUpload.source`) said of each day.
     func putStepsOutsideRuns(
-        account: Int64, device: Int64, _ days: [(day: Int64, steps: Int)], now: WallInstant
+        account: Int64, source: String, _ days: [(day: Int64, steps: Int)], now: WallInstant
     )
         async throws
     {
@@ -77,10 +99,10 @@ extension StoreRepository {
             for (day, steps) in days {
                 try await db.query(
                     """
-                    INSERT INTO step_day (account_id, day, device_id, steps, updated_ns) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (account_id, day, device_id) DO UPDATE SET steps = excluded.steps,
+                    INSERT INTO step_day (account_id, day, source, steps, updated_ns) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (account_id, day, source) DO UPDATE SET steps = excluded.steps,
                         updated_ns = excluded.updated_ns
-                    """, account, day, device, Int64(steps), now.nanosecondsSinceEpoch)
+                    """, account, day, source, Int64(steps), now.nanosecondsSinceEpoch)
             }
         }
     }
@@ -111,7 +133,7 @@ extension TrainingRoutes {
             let now = services.now()
             let upload = try StepsOutsideRunsUpload(body, now: now)
             try await services.repository.putStepsOutsideRuns(
-                account: credential.account.id, device: credential.device ?? 0, upload.days, now: now)
+                account: credential.account.id, source: upload.source(device: credential.device), upload.days, now: now)
             return try await services.stepDays(credential.account, now: now).view
         }
     }
