@@ -38,7 +38,12 @@ struct StepDays: Sendable {
         let date = Date(timeIntervalSince1970: Double(wall.nanosecondsSinceEpoch) / 1e9)
         let start = calendar.startOfDay(for: date)
         let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
-        return (Int64(start.timeIntervalSince1970) * 1_000_000_000, Int64(end.timeIntervalSince1970) * 1_000_000_000)
+        // A replayed capture may carry any wall time: clamp rather than trap near Int64's ends.
+        func nanoseconds(_ date: Date) -> Int64 {
+            let ns = (date.timeIntervalSince1970 * 1e9).rounded()
+            return ns >= 9.2e18 ? .max : ns <= -9.2e18 ? .min : Int64(ns)
+        }
+        return (nanoseconds(start), nanoseconds(end))
     }
 
     /// Credits what the recorder's total gained since the last call to the day of `wall`. With no
