@@ -251,11 +251,12 @@ struct LevelTests {
     func rules() {
         #expect((1...5).map(Level.threshold) == [0, 100, 300, 600, 1_000])
         var level = Level(
-            runs: [(.run, 4_999_999), (.bike, 99_000_000)], weeklyGoals: [], carried: false, groupGoal: false)
+            distanceMM: 103_999_999, longestRunMM: 4_999_999, weeklyGoals: [], carried: false, groupGoal: false)
         #expect(level.done.isEmpty && level.points == 103 && level.level == 2)
-        level = Level(runs: [(.walk, 50_000_000)], weeklyGoals: [], carried: true, groupGoal: true)
+        level = Level(distanceMM: 50_000_000, longestRunMM: 0, weeklyGoals: [], carried: true, groupGoal: true)
         #expect(level.done == ["baton_leg", "group_goal"], "a walk is not a run")
-        level = Level(runs: [(.run, 21_097_500)], weeklyGoals: [], carried: false, groupGoal: false)
+        level = Level(
+            distanceMM: 21_097_500, longestRunMM: 21_097_500, weeklyGoals: [], carried: false, groupGoal: false)
         #expect(level.done == ["first_5k", "first_10k", "half_marathon"] && level.points == 171)
         let goal = PersonalGoal(id: 1, period: .week, measure: .runs, sport: nil, target: 1)
         let now = WallInstant(iso8601: "2026-11-25T12:00:00Z")!
@@ -268,9 +269,11 @@ struct LevelTests {
             }
             return GoalProgress(goal, runs: runs, today: today, zone: "UTC")
         }
-        let three = Level(runs: [], weeklyGoals: [weeks([1, 2, 3, 5, 6, 7])], carried: false, groupGoal: false)
+        let three = Level(
+            distanceMM: 0, longestRunMM: 0, weeklyGoals: [weeks([1, 2, 3, 5, 6, 7])], carried: false, groupGoal: false)
         #expect(!three.done.contains("four_weeks"))
-        let four = Level(runs: [], weeklyGoals: [weeks([5, 6, 7, 8])], carried: false, groupGoal: false)
+        let four = Level(
+            distanceMM: 0, longestRunMM: 0, weeklyGoals: [weeks([5, 6, 7, 8])], carried: false, groupGoal: false)
         #expect(four.done == ["four_weeks"])
     }
 

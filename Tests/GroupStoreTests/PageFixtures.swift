@@ -660,7 +660,7 @@ extension PageMakers {
         page.links.edit = page.links.edit.map(t)
         page.links.others = page.links.others.map { .init(compare: link($0.compare), report: t($0.report)) }
         var level = PersonPage.LevelPart(
-            Level(runs: [(.run, 42_500_000), (.bike, 180_000_000)], weeklyGoals: [], carried: true, groupGoal: false))
+            Level(distanceMM: 222_500_000, longestRunMM: 42_500_000, weeklyGoals: [], carried: true, groupGoal: false))
         (level.title, level.next) = (t(level.title), t(level.next))
         level.objectives = level.objectives.map { .init(name: t($0.name), rule: t($0.rule), done: $0.done) }
         page.more.level = level

@@ -52,11 +52,34 @@ def world(runs, others):
             for d in DISTANCES:
                 if d <= km * 1000:
                     efforts.append((r, owner, sport, d, int(d * pace * rng.uniform(0.92, 1.0))))
+    # Each person's summary as the store keeps it (schema 27, Records/PersonSummary.swift): per
+    # visibility level and sport, each week's runs, distance and time, the best effort over each
+    # distance and the longest run (distance_m 0).
+    weeks, best = {}, {}
+    for row in run_rows:
+        r, owner, started, elapsed, mm, sport, level = row[0], row[2], row[3], row[4], row[6], row[7], row[13]
+        d = started // (86400 * 10**9)
+        key = (owner, level, sport, (d - (d + 3) % 7) * 86400 * 10**9)
+        n, dist, time_ = weeks.get(key, (0, 0, 0))
+        weeks[key] = (n + 1, dist + mm, time_ + elapsed)
+        if mm > 0:
+            longest = best.get((owner, level, sport, 0))
+            if longest is None or (mm, started, r) > longest[2]:
+                best[(owner, level, sport, 0)] = (r, elapsed, (mm, started, r))
+    levels = {row[0]: row[13] for row in run_rows}
+    for r, owner, sport, d, ms in efforts:
+        key = (owner, levels[r], sport, d)
+        if key not in best or (ms, r) < best[key][2]:
+            best[key] = (r, ms, (ms, r))
+    summary_weeks = [key + value for key, value in weeks.items()]
+    summary_best = [key + value[:2] for key, value in best.items()]
     return [
         ("account", "id, email, username, username_key, password_hash, created_ns, email_key", people),
         ("run", "id, uuid, account_id, started_ns, elapsed_ms, timer_ms, distance_mm, sport, format, sha256, size, "
                 "summary, uploaded_ns, visibility, map_visibility, heart_rate_avg, efforts", run_rows),
         ("run_effort", "run_id, account_id, sport, distance_m, elapsed_ms", efforts),
+        ("person_week", "account_id, visibility, sport, week_ns, runs, distance_mm, elapsed_ms", summary_weeks),
+        ("person_best", "account_id, visibility, sport, distance_m, run_id, elapsed_ms", summary_best),
         # Ada runs in two groups that have not reached their goals, each of her runs and walks
         # counted in both and none while holding a baton: the level's group checks find nothing,
         # the most they have to read.
@@ -71,9 +94,12 @@ def world(runs, others):
     ]
 
 
-PROBE = """SELECT run_effort.elapsed_ms, run.uuid, run.started_ns FROM run_effort JOIN run ON run.id = run_effort.run_id
-WHERE run_effort.account_id = 1 AND run_effort.sport = 'run' AND run_effort.distance_m = 5000 AND run.account_id = 1
-ORDER BY run_effort.elapsed_ms, run_effort.run_id LIMIT 1"""
+PROBE = """SELECT person_best.sport, person_best.distance_m, person_best.run_id, person_best.elapsed_ms, run.uuid,
+run.started_ns, run.distance_mm FROM person_best JOIN run ON run.id = person_best.run_id
+WHERE person_best.account_id = 1 AND person_best.visibility IN ('private', 'friends', 'groups', 'public')"""
+WEEKS = """SELECT sport, week_ns, CAST(sum(distance_mm) AS BIGINT) AS distance_mm, CAST(sum(elapsed_ms) AS BIGINT)
+AS elapsed_ms FROM person_week WHERE account_id = 1 AND visibility IN ('private', 'friends', 'groups', 'public')
+GROUP BY sport, week_ns"""
 TRAINING = """SELECT sport, started_ns, distance_mm, elapsed_ms, heart_rate_avg FROM run
 WHERE account_id = 1 AND started_ns >= 0"""
 
@@ -87,7 +113,7 @@ def seed(database, path, rows):
                            [tuple(None if v == "\\N" else v for v in row) for row in items])
         db.commit()
         db.execute("ANALYZE")
-        plans = ["    " + row[-1] for sql in (PROBE, TRAINING) for row in db.execute("EXPLAIN QUERY PLAN " + sql)]
+        plans = ["    " + row[-1] for sql in (PROBE, WEEKS, TRAINING) for row in db.execute("EXPLAIN QUERY PLAN " + sql)]
         db.close()
         return "\n".join(plans)
     for table, columns, items in rows:
@@ -101,11 +127,11 @@ def seed(database, path, rows):
     for statement in ["SELECT setval(pg_get_serial_sequence('account','id'), (SELECT max(id) FROM account))",
                       "SELECT setval(pg_get_serial_sequence('run','id'), (SELECT max(id) FROM run))",
                       "SELECT setval(pg_get_serial_sequence('team','id'), (SELECT max(id) FROM team))",
-                      "VACUUM (ANALYZE) account, run, run_effort, team, member, run_team"]:
+                      "VACUUM (ANALYZE) account, run, run_effort, team, member, run_team, person_week, person_best"]:
         subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", database, "-c", statement], check=True,
                        capture_output=True)
     plans = []
-    for sql in (PROBE, TRAINING):
+    for sql in (PROBE, WEEKS, TRAINING):
         plans.append(subprocess.run(["psql", "-q", "-At", database, "-c", "EXPLAIN (ANALYZE, COSTS OFF) " + sql],
                                     check=True, capture_output=True, text=True).stdout)
     return "\n".join("    " + line for plan in plans for line in plan.splitlines())

@@ -2,9 +2,10 @@ import HandoffAPI
 import HandoffModel
 import Hummingbird
 
-/// Levels and objectives (issue 34; the rules are in docs/levels.md). Nothing is kept: each is
-/// worked out from the runs there are now, among those the viewer may see, so deleting a run or
-/// changing its sport can take an objective, and a level, back.
+/// Levels and objectives (issue 34; the rules are in docs/levels.md). No level is kept: each is
+/// worked out from the person's summary (`PersonSummary`, itself kept equal to the runs there are
+/// now) among the runs the viewer may see, so deleting a run or changing its sport can take an
+/// objective, and a level, back.
 struct Level: Sendable, Equatable {
     /// Points for each objective done; each whole kilometre is one point.
     static let objectivePoints = 50
@@ -41,13 +42,11 @@ struct Level: Sendable, Equatable {
         return n
     }
 
-    /// From the runs' sports and distances, the person's weekly goals and what the store found
-    /// of batons and groups.
-    init(
-        runs: [(sport: Sport, distanceMM: Int64)], weeklyGoals: [GoalProgress], carried: Bool, groupGoal: Bool
-    ) {
-        distanceMM = runs.reduce(0) { $0.addingReportingOverflow($1.distanceMM).overflow ? .max : $0 + $1.distanceMM }
-        let longest = runs.filter { $0.sport == .run }.map(\.distanceMM).max() ?? 0
+    /// From the person's lifetime distance in every sport, their longest run (sport run), their
+    /// weekly goals and what the store found of batons and groups.
+    init(distanceMM: Int64, longestRunMM: Int64, weeklyGoals: [GoalProgress], carried: Bool, groupGoal: Bool) {
+        self.distanceMM = distanceMM
+        let longest = longestRunMM
         var done: Set<String> = []
         for (id, mm) in [
             ("first_5k", 5_000_000), ("first_10k", 10_000_000), ("half_marathon", 21_097_500), ("marathon", 42_195_000),
@@ -110,13 +109,13 @@ extension StoreRepository {
 extension Services {
     /// The person's level and objectives, from the runs `viewer` may see; goals count only
     /// where the viewer may see them (the person and their friends). A caller that has read the
-    /// runs or the goals' progress already passes them.
+    /// summary or the goals' progress already passes them.
     func level(
-        _ person: Account, viewer: Int64, goalsSeen: Bool, measures: [RunMeasure]? = nil,
+        _ person: Account, viewer: Int64, goalsSeen: Bool, summary: PersonSummary? = nil,
         progress: [GoalProgress]? = nil
     ) async throws -> Level {
-        var runs = measures ?? []
-        if measures == nil { runs = try await repository.runMeasures(account: person.id, viewer: viewer) }
+        var seen = summary
+        if seen == nil { seen = try await repository.personSummary(account: person.id, viewer: viewer) }
         var weekly: [GoalProgress] = []
         if goalsSeen {
             if let progress {
@@ -128,8 +127,8 @@ extension Services {
         }
         let found = try await repository.batonAndGroupGoal(account: person.id, viewer: viewer)
         return Level(
-            runs: runs.map { ($0.sport, $0.distanceMM) }, weeklyGoals: weekly, carried: found.carried,
-            groupGoal: found.groupGoal)
+            distanceMM: seen?.distanceMM ?? 0, longestRunMM: seen?.longest.first { $0.sport == .run }?.distanceMM ?? 0,
+            weeklyGoals: weekly, carried: found.carried, groupGoal: found.groupGoal)
     }
 }
 

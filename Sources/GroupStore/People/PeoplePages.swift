@@ -147,22 +147,22 @@ extension WebPages {
             }
             var page = PersonPage(person, reader: Reader(account), viewer: account.username)
             let goalsSeen = person.relation.isOwner || (person.relation.isFriend && !person.relation.blocked)
-            // One read of the runs the viewer may see, for the level and the records.
-            let measures = try await services.repository.runMeasures(account: person.id, viewer: account.id)
+            // One read of the summary of the runs the viewer may see, for the level and the records.
+            let summary = try await services.personSummary(account: person.id, viewer: account.id)
             if let owner = try await services.repository.account(id: person.id) {
                 // The goals' progress once, for the rings and the level's weeks in a row.
                 let progress =
                     goalsSeen ? try await services.goalProgress(owner, viewer: account.id, now: services.now()) : []
                 page.more.level = PersonPage.LevelPart(
                     try await services.level(
-                        owner, viewer: account.id, goalsSeen: goalsSeen, measures: measures, progress: progress))
+                        owner, viewer: account.id, goalsSeen: goalsSeen, summary: summary, progress: progress))
                 page.more.goals = progress.map {
                     GoalCard($0, units: Reader(account).units, owner: person.relation.isOwner ? nil : person.username)
                 }
                 for i in page.more.goals.indices { page.more.goals[i].delete = nil }
             }
             page.more.records = RecordRow.rows(
-                try await services.records(account: person.id, viewer: account.id, measures: measures),
+                try await services.records(account: person.id, viewer: account.id, summary: summary),
                 reader: Reader(account))
             page.more.together = try await services.repository.ranWith(account: person.id, viewer: account.id).map {
                 link in

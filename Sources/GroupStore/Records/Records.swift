@@ -27,33 +27,19 @@ extension BestEfforts {
 
 /// A person's records (issue 34): per sport, the fastest effort over each standard distance
 /// found inside any run, the longest run and the biggest week (Monday to Sunday, UTC, as the
-/// group pages count weeks). Best efforts are kept per run when it is stored; the longest run
-/// and the biggest week are summed from the runs' own columns when asked (one indexed read of
-/// the person's runs), so a deleted run or a changed sport takes its records along at once.
+/// group pages count weeks), from the person's summary (`PersonSummary`: kept up to date at each
+/// upload, deletion and change of a run's sport or visibility).
 struct PersonalRecords: Sendable {
     var efforts: [KeptEffort]
     var longest: [RunMeasure]
-    var weeks: [(sport: Sport, monday: Int64, distanceMM: Int64, elapsedMS: Int64)]
+    var weeks: [PersonSummary.Week]
 
-    init(efforts: [KeptEffort], measures: [RunMeasure]) {
-        self.efforts = efforts
-        var longest: [Sport: RunMeasure] = [:]
-        var weeks: [Sport: [Int64: (mm: Int64, ms: Int64)]] = [:]
-        for run in measures {
-            if let held = longest[run.sport], (held.distanceMM, held.started) >= (run.distanceMM, run.started) {
-            } else if run.distanceMM > 0 {
-                longest[run.sport] = run
-            }
-            let monday = weekStart(run.started)
-            weeks[run.sport, default: [:]][monday, default: (0, 0)].mm += run.distanceMM
-            weeks[run.sport, default: [:]][monday, default: (0, 0)].ms += run.elapsedMS
-        }
-        self.longest = longest.values.sorted { $0.sport < $1.sport }
+    init(_ summary: PersonSummary) {
+        efforts = summary.efforts
+        longest = summary.longest
         // The biggest week; of equal weeks, the earliest (the one that set it first).
-        self.weeks = weeks.compactMap { sport, byWeek in
-            byWeek.filter { $0.value.mm > 0 }.max { a, b in (a.value.mm, b.key) < (b.value.mm, a.key) }.map {
-                (sport, $0.key, $0.value.mm, $0.value.ms)
-            }
+        weeks = Dictionary(grouping: summary.weeks.filter { $0.distanceMM > 0 }, by: \.sport).values.compactMap {
+            $0.max { a, b in (a.distanceMM, b.monday) < (b.distanceMM, a.monday) }
         }.sorted { $0.sport < $1.sport }
     }
 
@@ -116,14 +102,18 @@ extension Services {
         }
     }
 
-    /// The account's records among the runs `viewer` may see (the account itself: all).
-    /// `measures`: the runs' measures when the caller has read them already (the profile, for the level too).
-    func records(account: Int64, viewer: Int64?, measures: [RunMeasure]? = nil) async throws -> PersonalRecords {
+    /// The account's summary among the runs `viewer` may see (the account itself: all), once
+    /// any runs stored before best efforts were kept have been looked at.
+    func personSummary(account: Int64, viewer: Int64?) async throws -> PersonSummary {
         try await fillEfforts(account: account)
-        var runs = measures ?? []
-        if measures == nil { runs = try await repository.runMeasures(account: account, viewer: viewer) }
-        return PersonalRecords(
-            efforts: try await repository.bestEfforts(account: account, viewer: viewer), measures: runs)
+        return try await repository.personSummary(account: account, viewer: viewer)
+    }
+
+    /// The account's records among the runs `viewer` may see. `summary`: when the caller has
+    /// read it already (the profile, for the level too).
+    func records(account: Int64, viewer: Int64?, summary: PersonSummary? = nil) async throws -> PersonalRecords {
+        if let summary { return PersonalRecords(summary) }
+        return PersonalRecords(try await personSummary(account: account, viewer: viewer))
     }
 }
 

@@ -22,7 +22,7 @@ struct KeptEffort: Sendable, Equatable {
 }
 
 /// What one of a person's runs says toward their longest run and biggest week.
-struct RunMeasure: Sendable {
+struct RunMeasure: Sendable, Equatable {
     var sport: Sport
     var started: WallInstant
     var distanceMM: Int64
@@ -73,7 +73,9 @@ extension StoreRepository {
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ? AND efforts IS NULL", uuid, account
                 )
             else { return }  // deleted, or found meanwhile
-            try await Self.keepDerived(db, try StoredRun(row), derived)
+            let run = try StoredRun(row)
+            try await Self.keepDerived(db, run, derived)
+            try await Self.summarise(db, run)
         }
     }
 

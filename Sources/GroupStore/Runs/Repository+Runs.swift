@@ -57,6 +57,7 @@ extension StoreRepository {
             if run.facts != nil || run.format == ManualEntry.format {
                 try await Self.keepDerived(db, stored, run.facts?.derived ?? RunDerived())
             }
+            try await Self.summarise(db, stored)
             if let group = run.batonClaim {
                 try await Self.reconcileClaim(db, stored, group: group, now: now)
             }
@@ -272,6 +273,10 @@ extension StoreRepository {
                     audience.run.rawValue, audience.map.rawValue, stored.id)
             else { throw StoreError.notFound("run", uuid) }
             let run = try StoredRun(updated)
+            if run.audience.run != stored.audience.run {
+                try await Self.summarise(db, stored)
+                try await Self.summarise(db, run)
+            }
             return (run, try await Self.counts(db, run.id), try await Self.notCounted(db, run))
         }
     }
@@ -340,15 +345,19 @@ extension StoreRepository {
     /// Deletes a run and takes its distance out of every total it was in.
     func deleteRun(uuid: String, account: Int64) async throws {
         try await write { db in
-            guard let row = try await db.one("SELECT id FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
+            guard
+                let row = try await db.one(
+                    "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
-            let id = try row.int("id")
+            let run = try StoredRun(row)
+            let id = run.id
             // Where it counted, as this statement deletes it: a row that a member leaving at the
             // same moment took along (into former members' distance) is not taken away twice.
             let counted = try await db.query(
                 "DELETE FROM run_team WHERE run_id = ? RETURNING team_id, leg_id, distance_mm", id)
             try await Self.tallyUncounted(db, counted, account: account)
             try await db.query("DELETE FROM run WHERE id = ?", id)
+            try await Self.summarise(db, run)
         }
     }
 }

@@ -77,7 +77,8 @@ extension StoreRepository {
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
             else { throw StoreError.notFound("run", uuid) }
             var run = try StoredRun(row)
-            if run.sport != sport.rawValue {
+            let stored = run.sport
+            if stored != sport.rawValue {
                 // As a deleted run's: a row a leaving member took along at the same moment is not
                 // taken away twice.
                 let counted = try await db.query(
@@ -87,6 +88,9 @@ extension StoreRepository {
                     try await db.one(
                         "UPDATE run SET sport = ? WHERE id = ? RETURNING \(runColumns)", sport.rawValue, run.id)!)
                 try await db.query("UPDATE run_effort SET sport = ? WHERE run_id = ?", sport.rawValue, run.id)
+                try await Self.summarise(
+                    db, account: account, sport: stored, visibility: run.audience.run.rawValue, started: run.started)
+                try await Self.summarise(db, run)
                 try await Self.count(db, run, now: now, passing: false)
             }
             return (run, try await Self.counts(db, run.id), try await Self.notCounted(db, run))

@@ -86,5 +86,60 @@ extension Schema {
                     PRIMARY KEY (account_id, day, source)
                 )
                 """),
+        // Each person's summary (Records/PersonSummary.swift): per visibility level and sport, each
+        // week's runs, distance and time, and the bests (the fastest effort over each standard
+        // distance; `distance_m` 0: the longest run), each worked out again whenever a run it
+        // holds changes. Filled here from the runs there are; a week starts Monday 00:00 UTC
+        // (1970-01-01, day 0, was a Thursday), days counted down for instants before 1970.
+        // `run_longest` finds a sport's longest run at a level, `run_unlooked` the few runs whose
+        // efforts are still to be found, which every records read asks for.
+        Migration(
+            version: 27, name: "each person's weeks and bests, kept",
+            sql: """
+                CREATE TABLE person_week (
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    visibility TEXT NOT NULL,
+                    sport TEXT NOT NULL,
+                    week_ns INT NOT NULL,
+                    runs INT NOT NULL,
+                    distance_mm INT NOT NULL,
+                    elapsed_ms INT NOT NULL,
+                    PRIMARY KEY (account_id, visibility, sport, week_ns)
+                );
+                CREATE TABLE person_best (
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    visibility TEXT NOT NULL,
+                    sport TEXT NOT NULL,
+                    distance_m INT NOT NULL,
+                    run_id INT NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+                    elapsed_ms INT NOT NULL,
+                    PRIMARY KEY (account_id, visibility, sport, distance_m)
+                );
+                CREATE INDEX run_longest ON run (account_id, sport, visibility, distance_mm);
+                CREATE INDEX run_unlooked ON run (account_id, id) WHERE efforts IS NULL;
+                INSERT INTO person_week (account_id, visibility, sport, week_ns, runs, distance_mm, elapsed_ms)
+                    SELECT account_id, visibility, sport, (d - ((d + 3) % 7 + 7) % 7) * 86400000000000, count(*),
+                        CAST(sum(distance_mm) AS BIGINT), CAST(sum(elapsed_ms) AS BIGINT)
+                    FROM (SELECT account_id, visibility, sport, distance_mm, elapsed_ms,
+                        CASE WHEN started_ns >= 0 THEN started_ns / 86400000000000
+                            ELSE (started_ns - 86400000000000 + 1) / 86400000000000 END AS d FROM run) AS r
+                    GROUP BY account_id, visibility, sport, (d - ((d + 3) % 7 + 7) % 7);
+                INSERT INTO person_best (account_id, visibility, sport, distance_m, run_id, elapsed_ms)
+                    SELECT account_id, visibility, sport, distance_m, run_id, elapsed_ms FROM (
+                        SELECT run_effort.account_id, run.visibility, run_effort.sport, run_effort.distance_m,
+                            run_effort.run_id, run_effort.elapsed_ms, row_number() OVER (
+                                PARTITION BY run_effort.account_id, run.visibility, run_effort.sport,
+                                    run_effort.distance_m
+                                ORDER BY run_effort.elapsed_ms, run_effort.run_id) AS n
+                        FROM run_effort JOIN run ON run.id = run_effort.run_id) AS b
+                    WHERE n = 1;
+                INSERT INTO person_best (account_id, visibility, sport, distance_m, run_id, elapsed_ms)
+                    SELECT account_id, visibility, sport, 0, id, elapsed_ms FROM (
+                        SELECT account_id, visibility, sport, id, elapsed_ms, row_number() OVER (
+                            PARTITION BY account_id, visibility, sport
+                            ORDER BY distance_mm DESC, started_ns DESC, id DESC) AS n
+                        FROM run WHERE distance_mm > 0) AS b
+                    WHERE n = 1
+                """),
     ]
 }
