@@ -89,14 +89,14 @@ struct PersonSummaryTests {
             }
             // What each sees is not all the same: ada sees every run, nobody the public ones only.
             let all = try await repository.personSummary(account: adaID, viewer: adaID)
-            #expect(all.weeks.count > 0 && all.efforts.count > 0)
+            #expect(all.sports.count > 0 && all.efforts.count > 0)
             try await repository.write { db in
                 try await db.query(
                     "INSERT INTO block (blocker_id, blocked_id, created_ns) VALUES (?, ?, 0)", adaID, bobID)
             }
             #expect(
                 try await repository.personSummary(account: adaID, viewer: bobID)
-                    == PersonSummary(efforts: [], longest: [], weeks: []))
+                    == .none)
         }
     }
 
@@ -148,7 +148,7 @@ struct PersonSummaryTests {
             for account in people {
                 let kept = try await repository.personSummary(account: account, viewer: account)
                 #expect(kept == (try await repository.perRunSummary(account: account, viewer: account)))
-                #expect(!kept.weeks.isEmpty && !kept.efforts.isEmpty && !kept.longest.isEmpty)
+                #expect(!kept.sports.isEmpty && !kept.efforts.isEmpty && !kept.longest.isEmpty)
                 let seen = try await repository.personSummary(account: account, viewer: nil)
                 #expect(seen == (try await repository.perRunSummary(account: account, viewer: nil)))
             }

@@ -97,9 +97,12 @@ def world(runs, others):
 PROBE = """SELECT person_best.sport, person_best.distance_m, person_best.run_id, person_best.elapsed_ms, run.uuid,
 run.started_ns, run.distance_mm FROM person_best JOIN run ON run.id = person_best.run_id
 WHERE person_best.account_id = 1 AND person_best.visibility IN ('private', 'friends', 'groups', 'public')"""
-WEEKS = """SELECT sport, week_ns, CAST(sum(distance_mm) AS BIGINT) AS distance_mm, CAST(sum(elapsed_ms) AS BIGINT)
-AS elapsed_ms FROM person_week WHERE account_id = 1 AND visibility IN ('private', 'friends', 'groups', 'public')
-GROUP BY sport, week_ns"""
+WEEKS = """SELECT sport, week_ns, distance_mm, elapsed_ms, total_mm FROM (
+SELECT sport, week_ns, distance_mm, elapsed_ms, row_number() OVER (PARTITION BY sport ORDER BY distance_mm DESC, week_ns)
+AS n, CAST(sum(distance_mm) OVER (PARTITION BY sport) AS BIGINT) AS total_mm FROM (
+SELECT sport, week_ns, CAST(sum(distance_mm) AS BIGINT) AS distance_mm, CAST(sum(elapsed_ms) AS BIGINT) AS elapsed_ms
+FROM person_week WHERE account_id = 1 AND visibility IN ('private', 'friends', 'groups', 'public')
+GROUP BY sport, week_ns) AS weeks) AS ranked WHERE n = 1"""
 TRAINING = """SELECT sport, started_ns, distance_mm, elapsed_ms, heart_rate_avg FROM run
 WHERE account_id = 1 AND started_ns >= 0"""
 

@@ -5,7 +5,7 @@ import Training
 /// What a person's records and level need of all their runs, kept up to date as runs come and
 /// go (schema 27), so that a profile reads a few dozen rows whatever the number of runs:
 /// - `person_week`: per sport, visibility level and week (Monday 00:00 UTC), the runs, distance
-///   and time;
+///   and time, read as each sport's total and biggest week;
 /// - `person_best`: per sport and visibility level, the fastest effort over each standard
 ///   distance, and the longest run (`distance_m` 0).
 ///
@@ -23,8 +23,8 @@ struct PersonSummary: Sendable, Equatable {
     var efforts: [KeptEffort]
     /// Per sport, the longest run (a run of no distance is none).
     var longest: [RunMeasure]
-    /// Per sport and week (the week's Monday, UTC): distance in millimetres and time in ms.
-    var weeks: [Week]
+    /// Per sport with any run: its distance in all and its biggest week.
+    var sports: [SportSum]
 
     struct Week: Sendable, Equatable {
         var sport: Sport
@@ -33,9 +33,17 @@ struct PersonSummary: Sendable, Equatable {
         var elapsedMS: Int64
     }
 
+    struct SportSum: Sendable, Equatable {
+        var sport: Sport
+        var distanceMM: Int64
+        /// The week (Monday 00:00 UTC) of the most distance; of equal weeks, the earliest (the
+        /// one that set it first). nil: no week with any distance.
+        var biggest: Week?
+    }
+
     /// Every sport's distance, summed without overflow.
     var distanceMM: Int64 {
-        weeks.reduce(0) { $0.addingReportingOverflow($1.distanceMM).overflow ? .max : $0 + $1.distanceMM }
+        sports.reduce(0) { $0.addingReportingOverflow($1.distanceMM).overflow ? .max : $0 + $1.distanceMM }
     }
 
     /// From each run's measures and the kept efforts (the per-run way).
@@ -52,18 +60,28 @@ struct PersonSummary: Sendable, Equatable {
             let monday = weekStart(run.started)
             weeks[run.sport, default: [:]][
                 monday, default: Week(sport: run.sport, monday: monday, distanceMM: 0, elapsedMS: 0)
-            ]
-            .add(run.distanceMM, run.elapsedMS)
+            ].add(run.distanceMM, run.elapsedMS)
         }
         self.longest = longest.values.sorted { $0.sport < $1.sport }
-        self.weeks = weeks.values.flatMap(\.values).sorted { ($0.sport, $0.monday) < ($1.sport, $1.monday) }
+        sports = weeks.map { sport, byWeek in
+            SportSum(
+                sport: sport,
+                distanceMM: byWeek.values.reduce(0) {
+                    $0.addingReportingOverflow($1.distanceMM).overflow ? .max : $0 + $1.distanceMM
+                },
+                biggest: byWeek.values.filter { $0.distanceMM > 0 }.max { a, b in
+                    (a.distanceMM, b.monday) < (b.distanceMM, a.monday)
+                })
+        }.sorted { $0.sport < $1.sport }
     }
 
-    init(efforts: [KeptEffort], longest: [RunMeasure], weeks: [Week]) {
+    init(efforts: [KeptEffort], longest: [RunMeasure], sports: [SportSum]) {
         self.efforts = efforts
         self.longest = longest
-        self.weeks = weeks
+        self.sports = sports
     }
+
+    static let none = PersonSummary(efforts: [], longest: [], sports: [])
 }
 
 extension PersonSummary.Week {
@@ -115,6 +133,15 @@ extension StoreRepository {
             """, account, sport, visibility)
     }
 
+    /// On PostgreSQL, makes the transactions that change a person's runs wait for each other, so
+    /// that two of them never work out the same summary row at once (each would insert it); a
+    /// no-op on SQLite, whose one writer never interleaves two transactions. Called first, before
+    /// the transaction changes any row.
+    static func holdPerson(_ db: any SQLSession, _ account: Int64) async throws {
+        guard db is PostgresSession else { return }
+        try await db.query("SELECT pg_advisory_xact_lock(7242028, CAST(? % 2147483647 AS INT))", account)
+    }
+
     /// `summarise` for a run as stored now.
     static func summarise(_ db: any SQLSession, _ run: StoredRun) async throws {
         try await summarise(
@@ -140,7 +167,7 @@ extension StoreRepository {
     func personSummary(account: Int64, viewer: Int64?) async throws -> PersonSummary {
         let kept: PersonSummary? = try await read { db in
             guard let levels = try await Self.levelsSeen(db, account: account, viewer: viewer) else { return nil }
-            guard !levels.isEmpty else { return PersonSummary(efforts: [], longest: [], weeks: []) }
+            guard !levels.isEmpty else { return PersonSummary.none }
             return try await Self.keptSummary(db, account: account, levels: levels)
         }
         if let kept { return kept }
@@ -190,20 +217,31 @@ extension StoreRepository {
                 }
             }
         }
-        let weeks = try await db.query(
+        // Per sport: the weeks summed over the levels, the biggest of them and their total, in
+        // one statement that returns a row per sport.
+        let sports = try await db.query(
             """
-            SELECT sport, week_ns, CAST(sum(distance_mm) AS BIGINT) AS distance_mm,
-                CAST(sum(elapsed_ms) AS BIGINT) AS elapsed_ms FROM person_week
-            WHERE account_id = ? AND visibility IN (\(marks)) GROUP BY sport, week_ns
+            SELECT sport, week_ns, distance_mm, elapsed_ms, total_mm FROM (
+                SELECT sport, week_ns, distance_mm, elapsed_ms,
+                    row_number() OVER (PARTITION BY sport ORDER BY distance_mm DESC, week_ns) AS n,
+                    CAST(sum(distance_mm) OVER (PARTITION BY sport) AS BIGINT) AS total_mm
+                FROM (
+                    SELECT sport, week_ns, CAST(sum(distance_mm) AS BIGINT) AS distance_mm,
+                        CAST(sum(elapsed_ms) AS BIGINT) AS elapsed_ms FROM person_week
+                    WHERE account_id = ? AND visibility IN (\(marks)) GROUP BY sport, week_ns
+                ) AS weeks
+            ) AS ranked WHERE n = 1
             """, arguments
         ).map { row in
-            PersonSummary.Week(
-                sport: Sport(rawValue: try row.text("sport")) ?? .other, monday: try row.int("week_ns"),
-                distanceMM: try row.int("distance_mm"), elapsedMS: try row.int("elapsed_ms"))
+            let sport = Sport(rawValue: try row.text("sport")) ?? .other
+            let week = PersonSummary.Week(
+                sport: sport, monday: try row.int("week_ns"), distanceMM: try row.int("distance_mm"),
+                elapsedMS: try row.int("elapsed_ms"))
+            return PersonSummary.SportSum(
+                sport: sport, distanceMM: try row.int("total_mm"), biggest: week.distanceMM > 0 ? week : nil)
         }
         return PersonSummary(
             efforts: efforts.values.map(\.effort).sorted { ($0.sport, $0.meters) < ($1.sport, $1.meters) },
-            longest: longest.values.sorted { $0.sport < $1.sport },
-            weeks: weeks.sorted { ($0.sport, $0.monday) < ($1.sport, $1.monday) })
+            longest: longest.values.sorted { $0.sport < $1.sport }, sports: sports.sorted { $0.sport < $1.sport })
     }
 }

@@ -37,10 +37,7 @@ struct PersonalRecords: Sendable {
     init(_ summary: PersonSummary) {
         efforts = summary.efforts
         longest = summary.longest
-        // The biggest week; of equal weeks, the earliest (the one that set it first).
-        weeks = Dictionary(grouping: summary.weeks.filter { $0.distanceMM > 0 }, by: \.sport).values.compactMap {
-            $0.max { a, b in (a.distanceMM, b.monday) < (b.distanceMM, a.monday) }
-        }.sorted { $0.sport < $1.sport }
+        weeks = summary.sports.compactMap(\.biggest)
     }
 
     static func name(meters: Int64) -> String {

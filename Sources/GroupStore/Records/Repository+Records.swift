@@ -68,6 +68,7 @@ extension StoreRepository {
     /// Keeps what was found in an older run's file (nothing when it cannot be read).
     func keepDerived(uuid: String, account: Int64, _ derived: RunDerived) async throws {
         try await write { db in
+            try await Self.holdPerson(db, account)
             guard
                 let row = try await db.one(
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ? AND efforts IS NULL", uuid, account

@@ -17,6 +17,7 @@ extension StoreRepository {
         _ run: NewRun, account: Int64, now: WallInstant
     ) async throws -> (StoredRun, [RunCount], [RunNotCounted], created: Bool) {
         try await write { db in
+            try await Self.holdPerson(db, account)
             if let existing = try await Self.sameRun(db, run, account: account) {
                 return (
                     existing, try await Self.counts(db, existing.id), try await Self.notCounted(db, existing), false
@@ -261,6 +262,7 @@ extension StoreRepository {
         uuid: String, account: Int64, run: RunVisibility?, map: RunVisibility?
     ) async throws -> (StoredRun, [RunCount], [RunNotCounted]) {
         try await write { db in
+            try await Self.holdPerson(db, account)
             guard
                 let row = try await db.one(
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
@@ -345,6 +347,7 @@ extension StoreRepository {
     /// Deletes a run and takes its distance out of every total it was in.
     func deleteRun(uuid: String, account: Int64) async throws {
         try await write { db in
+            try await Self.holdPerson(db, account)
             guard
                 let row = try await db.one(
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)

@@ -72,6 +72,7 @@ extension StoreRepository {
         uuid: String, account: Int64, sport: Sport, now: WallInstant
     ) async throws -> (StoredRun, [RunCount], [RunNotCounted]) {
         try await write { db in
+            try await Self.holdPerson(db, account)
             guard
                 let row = try await db.one(
                     "SELECT \(runColumns) FROM run WHERE uuid = ? AND account_id = ?", uuid, account)
