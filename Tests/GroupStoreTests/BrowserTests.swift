@@ -130,6 +130,21 @@ struct BrowserTests {
                 #expect(scrollWidth <= viewport, "the page is \(scrollWidth) px wide on a \(viewport) px screen")
                 try save(try await browser.screenshot(), "group-page-\(backend.rawValue).png")
 
+                // The open page follows the group (issue 35): the baton passed through the API
+                // shows on it within 2 s, without a reload (a reload would lose the mark).
+                _ = try await browser.script("window.handoffMark = 35; return 1;")
+                let passed = ContinuousClock.now
+                #expect(
+                    try await client.call(.post, "/v1/groups/\(id)/baton/pass", token: ada, json: ["to": "bob"]).status
+                        == .ok)
+                try await browser.waitUntil("the baton's line to name bob", timeout: 30) {
+                    try await browser.text("#baton").hasPrefix("bob holds the baton since just now")
+                }
+                let shown = ContinuousClock.now - passed
+                #expect(shown < .seconds(2), "shown after \(shown)")
+                #expect(try await browser.script("return window.handoffMark") as? Int == 35, "not reloaded")
+                try save(try await browser.screenshot(), "group-page-live-\(backend.rawValue).png")
+
                 // Every request the pages made went to the store, and the console stayed clean
                 // (a blocked style or a request refused by the policy would be logged there).
                 let requested = try await browser.requestedURLs()

@@ -172,6 +172,11 @@ struct OpenAPITypesTests {
             group: group, members: [member], formerMembersM: 0, baton: baton, legs: [leg], nextCursor: "m1.5000000.1.1",
             memberCount: 2, me: member, legsNextCursor: "l1.1793491200000000000.1"),
         "BatonPass": BatonPass(to: "bob"),
+        "GroupEvent": GroupEventView(
+            id: 7, kind: "run_counted", at: "2026-11-28T09:00:00Z", holder: "ada", from: "bob", runner: "ada",
+            distanceM: 5_000, totalM: 41_000),
+        "GroupEventList": GroupEventList(
+            events: [GroupEventView(id: 8, kind: "baton_taken", at: "2026-11-28T09:05:00Z", holder: "bob")], lastID: 8),
         "Run": run,
         "RunList": RunList(runs: [run], nextCursor: "c"),
     ]

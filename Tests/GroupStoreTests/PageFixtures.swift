@@ -220,6 +220,7 @@ struct PageMakers {
             search: .init(action: t("/groups/7"), q: t("")),
             listing: .init(rows: []))
         model.held = .init(holder: t("bob"), since: time(5400), ago: t("1 h 30 min"))
+        model.events = t("/v1/groups/7/events")
         model.place = .init(rank: t("12"), count: t("40"), distance: t("8.0 km"))
         switch state {
         case .top:

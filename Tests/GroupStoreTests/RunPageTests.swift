@@ -232,5 +232,5 @@ struct RunPageTests {
 /// The policy every page is sent with.
 enum WebPagesPolicy {
     static let expected =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 }

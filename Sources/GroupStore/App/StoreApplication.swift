@@ -100,6 +100,7 @@ public enum StoreApplication {
         DeviceRoutes(services: services).register(router)
         GroupRoutes(services: services).register(router)
         BatonRoutes(services: services).register(router)
+        EventRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
         RecordRoutes(services: services).register(router)
         TrainingRoutes(services: services).register(router)

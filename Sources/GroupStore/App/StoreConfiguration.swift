@@ -10,6 +10,18 @@ extension StoreApplication {
         public var defaultLeaseSeconds: Int64 = 6 * 3600
         /// Map tiles under a run's route, only when the operator sets them.
         public var mapTiles: MapTiles?
+        public var live = Live()
+        public init() {}
+    }
+}
+
+extension StoreApplication.Configuration {
+    /// The group as it happens (issue 35).
+    public struct Live: Sendable {
+        /// How often an event stream (`GET /v1/groups/{id}/events`) with nothing to say sends a
+        /// comment, so that proxies keep it open and a vanished client is noticed; each also
+        /// reads the group's events again.
+        public var heartbeat: Duration = .seconds(15)
         public init() {}
     }
 }

@@ -46,8 +46,9 @@ extension StoreRepository {
                 WHERE team_id = ? AND holder_id IS NOT NULL AND expires_ns <= ?
                 """, id, now.nanosecondsSinceEpoch)
         else { return }
-        try await endLeg(
-            db, team: id, holder: try row.int("holder_id"), at: try row.int("expires_ns"), how: "expired", to: nil)
+        let holder = try row.int("holder_id")
+        try await endLeg(db, team: id, holder: holder, at: try row.int("expires_ns"), how: "expired", to: nil)
+        try await recordEvent(db, team: id, kind: "baton_expired", now: now, from: holder)
     }
 
     /// Gives the (free) baton to `account`: a new leg starts now.
@@ -94,6 +95,7 @@ extension StoreRepository {
             guard try await Self.hand(db, group, to: account, now: now) else {
                 throw Self.held(try await Self.baton(db, id, now: now))
             }
+            try await Self.recordEvent(db, team: id, kind: "baton_taken", now: now)
             return try await Self.baton(db, id, now: now)
         }
     }
@@ -165,6 +167,7 @@ extension StoreRepository {
             try await Self.endLeg(
                 db, team: id, holder: account, at: now.nanosecondsSinceEpoch, how: "passed", to: target)
             _ = try await Self.hand(db, group, to: target, now: now)
+            try await Self.recordEvent(db, team: id, kind: "baton_passed", now: now, from: account)
             return try await Self.baton(db, id, now: now)
         }
     }
@@ -176,6 +179,7 @@ extension StoreRepository {
             try await Self.requireHolder(db, id, account, now: now)
             try await Self.endLeg(
                 db, team: id, holder: account, at: now.nanosecondsSinceEpoch, how: "released", to: nil)
+            try await Self.recordEvent(db, team: id, kind: "baton_released", now: now, from: account)
         }
     }
 

@@ -12,6 +12,9 @@ extension WebPages {
             do {
                 let id = try context.id("group", "group")
                 let listing = try GroupPage.Listing(request)
+                // The group's last event before anything is read: the page's script follows the
+                // events after it, so nothing that happens from here on is missed.
+                let seen = try await repository.groupEvents(team: id, after: 0, limit: 0).lastID
                 let progress = try await repository.progress(
                     id, account: account.id, members: GroupPage.top, now: now)
                 var page: Page<Member>?
@@ -36,10 +39,11 @@ extension WebPages {
                     ? try await repository.members(
                         id, account: account.id, order: .rotation, after: nil, limit: GroupPage.perPage, now: now
                     ).page.rows : []
-                return Self.render(
-                    GroupPage.model(
-                        progress, listing, page, now: now, viewer: account.username, reader: Reader(account),
-                        origin: services.origin(request), rotation: rotation))
+                var model = GroupPage.model(
+                    progress, listing, page, now: now, viewer: account.username, reader: Reader(account),
+                    origin: services.origin(request), rotation: rotation)
+                model.events += "?after=\(seen)"
+                return Self.render(model)
             } catch let error as StoreError where error.status == .notFound {
                 return Self.message("Not found", error.message, status: .notFound, account: account)
             } catch let error as StoreError where [.unprocessableContent, .badRequest].contains(error.status) {
@@ -109,6 +113,7 @@ enum GroupPage {
                 sports: group.sports.sentence),
             search: .init(action: SitePath.group(group.id).path, q: ""),
             listing: .init(rows: []))
+        model.events = "/v1/groups/\(group.id)/events"
         if let holder = progress.baton.holderName, let since = progress.baton.since {
             model.held = .init(
                 holder: holder, since: PageFormat.time(since, zone: reader.zone),
@@ -205,6 +210,9 @@ struct GroupPageModel: PageModel {
     /// The group's settings, for its owner.
     var manage: Manage?
     var leave: Leave?
+    /// The group's event stream, which the page's script follows (the baton's line changes in
+    /// place; anything else reloads the page).
+    var events = ""
 
     struct Invite: Sendable, Equatable {
         var link: String

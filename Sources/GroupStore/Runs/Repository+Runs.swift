@@ -16,7 +16,7 @@ extension StoreRepository {
     func putRun(
         _ run: NewRun, account: Int64, now: WallInstant
     ) async throws -> (StoredRun, [RunCount], [RunNotCounted], created: Bool) {
-        try await write { db in
+        let stored: (StoredRun, [RunCount], [RunNotCounted], created: Bool) = try await write { db in
             try await Self.holdPerson(db, account)
             if let existing = try await Self.sameRun(db, run, account: account) {
                 return (
@@ -66,6 +66,24 @@ extension StoreRepository {
             try await Self.beforeRunCommit?(db)
             return (stored, try await Self.counts(db, stored.id), try await Self.notCounted(db, stored), true)
         }
+        if stored.created { await recordCounted(stored.0, stored.1, now: now) }
+        return stored
+    }
+
+    /// Each group a new run counted in hears of it (`run_counted`, with the group's total as it
+    /// now is), in a transaction of its own after the run's: an event takes its number from the
+    /// group's baton row, and holding that row for the whole upload would make concurrent uploads
+    /// to one group wait for each other. Best effort: should this fail (or the store stop between
+    /// the two), the run is stored and counted all the same, and a page shows it when next loaded.
+    private func recordCounted(_ run: StoredRun, _ counts: [RunCount], now: WallInstant) async {
+        guard !counts.isEmpty else { return }
+        _ = try? await write { db in
+            for count in counts.sorted(by: { $0.groupID < $1.groupID }) {
+                try await Self.recordEvent(
+                    db, team: count.groupID, kind: "run_counted", now: now, runner: run.accountID,
+                    distanceMM: count.distanceMM, totalMM: try await Self.group(db, count.groupID)?.totalMM)
+            }
+        }
     }
 
     /// A test hook, nil in production: runs inside a new run's transaction, with its session, once
@@ -107,6 +125,7 @@ extension StoreRepository {
         try await endLeg(db, team: team, holder: holder, at: now.nanosecondsSinceEpoch, how: "passed", to: next)
         let group = try await Self.group(db, team)!
         _ = try await hand(db, group, to: next, now: now)
+        try await recordEvent(db, team: team, kind: "baton_passed", now: now, from: holder)
     }
 
     /// An offline claim on the baton, settled as the run arrives. The claim is accepted when
@@ -154,6 +173,7 @@ extension StoreRepository {
                 WHERE team_id = ? AND holder_id IS NULL
                 """, run.accountID, try leg.int("id"), start,
                 max(start, now.nanosecondsSinceEpoch) + lease * nanosecondsPerSecond, group)
+            try await recordEvent(db, team: group, kind: "baton_taken", now: now)
         } else {
             try await db.query(
                 "INSERT INTO leg (team_id, account_id, taken_ns, ended_ns, ended_how) VALUES (?, ?, ?, ?, 'offline')",

@@ -7,6 +7,7 @@ extension StoreRepository {
     /// Adds the run to each group of its runner that it counts toward. Run while holding the
     /// baton, it is part of that relay leg. The totals get a tally row each (Groups/Tally.swift):
     /// no shared row is updated, so concurrent uploads to one group do not wait for one another.
+    /// (Its `run_counted` events are recorded once it has committed: `putRun`.)
     /// `passing`: a new run may pass the baton on in a group that passes it by itself; a run
     /// counted again after its sport changed does not.
     static func count(_ db: any SQLSession, _ run: StoredRun, now: WallInstant, passing: Bool = true) async throws {

@@ -29,7 +29,7 @@ enum Schema {
         }
     }
 
-    static let migrations = foundation + social + training
+    static let migrations = foundation + social + training + live
 
     /// Accounts, packs, groups, the baton and runs (issues 1–32).
     static let foundation = [

@@ -5,6 +5,8 @@ import HandoffModel
 /// transaction, so a run and the totals it changes commit together or not at all.
 public struct StoreRepository: Sendable {
     public let database: any SQLDatabase
+    /// Who waits for each group's next event in this process (Live/GroupEvents.swift).
+    let events = EventHub()
 
     /// Opens the repository, bringing the schema up to date.
     public init(_ database: any SQLDatabase) async throws {
@@ -25,7 +27,11 @@ public struct StoreRepository: Sendable {
     @discardableResult
     func write<T: Sendable>(_ body: @Sendable (any SQLSession) async throws -> T) async throws -> T {
         do {
-            return try await database.write(body)
+            // The groups it recorded events for hear of them once it has committed.
+            let touched = TouchedGroups()
+            let result = try await Self.$touched.withValue(touched) { try await database.write(body) }
+            events.changed(touched.all)
+            return result
         } catch SQLError.uniqueViolation(let message) {
             // Two writers raced for the same unique row (PostgreSQL, read committed): the loser
             // sees the winner's row as a conflict.

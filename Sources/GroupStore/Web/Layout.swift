@@ -5,10 +5,10 @@ import Hummingbird
 
 /// Every page's response: its model rendered with its template, and the security headers.
 extension WebPages {
-    /// The page's policy: nothing from anywhere but the store itself (no script at all yet), and
-    /// forms only to the store.
+    /// The page's policy: nothing from anywhere but the store itself (its one script, which reads
+    /// the group's event stream), and forms only to the store.
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     /// The page; `imagesFrom` is another origin its images may come from (the operator's map tiles).
     static func render<Model: PageModel>(

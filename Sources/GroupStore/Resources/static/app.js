@@ -1,6 +1,6 @@
 // Handoff's one script, served by the store. The pages work without it; it only adds what a
-// browser can do that a form cannot: copy an invite link, offer the browser's time zone, and
-// save a card as PNG.
+// browser can do that a form cannot: copy an invite link, offer the browser's time zone, save a
+// card as PNG, and follow a group as it happens.
 "use strict";
 document.querySelectorAll("button[data-copy]").forEach(function (button) {
   var field = document.getElementById(button.getAttribute("data-copy"));
@@ -51,4 +51,27 @@ document.querySelectorAll("button[data-png-from]").forEach(function (button) {
       link.remove();
     });
   });
+});
+// A group's page follows the group's events (GET /v1/groups/{id}/events, with the page's
+// cookie): the baton's line changes in place, and a counted run reloads the page, which then
+// shows the new totals. The browser reconnects by itself, after the last event it saw.
+document.querySelectorAll("[data-events]").forEach(function (line) {
+  if (!window.EventSource) return;
+  var source = new EventSource(line.getAttribute("data-events"));
+  function baton(message) {
+    var event = JSON.parse(message.data);
+    line.textContent = "";
+    if (event.holder) {
+      var name = document.createElement("strong");
+      name.textContent = event.holder;
+      line.appendChild(name);
+      line.appendChild(document.createTextNode(" holds the baton since just now."));
+    } else {
+      line.textContent = "The baton is free: the next runner takes it.";
+    }
+  }
+  ["baton_taken", "baton_passed", "baton_released", "baton_expired"].forEach(function (kind) {
+    source.addEventListener(kind, baton);
+  });
+  source.addEventListener("run_counted", function () { window.location.reload(); });
 });
