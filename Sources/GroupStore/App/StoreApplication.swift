@@ -53,10 +53,17 @@ public enum StoreApplication {
         if let service = database as? any Service { app.addServices(service) }
         let (ready, schemaReady) = AsyncStream<Void>.makeStream()
         app.addServices(TallyRoller(repository: repository, logger: logger, ready: ready))
+        // Once the schema is up to date: a store that cannot reach its database says so once.
+        let (listen, listenReady) = AsyncStream<Void>.makeStream()
+        if let postgres = database as? PostgresDatabase {
+            app.addServices(EventListener(database: postgres, hub: repository.events, logger: logger, ready: listen))
+        }
         app.beforeServerStarts {
             try await repository.migrate()
-            schemaReady.yield()
-            schemaReady.finish()
+            for stream in [schemaReady, listenReady] {
+                stream.yield()
+                stream.finish()
+            }
             migrated()
         }
         return app

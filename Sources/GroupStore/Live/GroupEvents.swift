@@ -41,6 +41,12 @@ final class EventHub: Sendable {
         for continuation in waiting { continuation.yield(.changed) }
     }
 
+    /// Tells every subscriber: after the events of other instances may have been missed.
+    func changedAll() {
+        let waiting = subscribers.withLock { all in all.values.flatMap(\.values) }
+        for continuation in waiting { continuation.yield(.changed) }
+    }
+
     /// How many subscribers the group has in this process.
     func count(team: Int64) -> Int { subscribers.withLock { $0[team]?.count ?? 0 } }
 }
@@ -80,6 +86,11 @@ extension StoreRepository {
             "INSERT INTO team_event (team_id, seq, kind, event, created_ns) VALUES (?, ?, ?, ?, ?)", team, seq, kind,
             String(decoding: try StoreJSON.encoder.encode(view), as: UTF8.self), now.nanosecondsSinceEpoch)
         touched?.add(team)
+        // Every store instance over this database hears of it when (and only if) this commits.
+        if db is PostgresSession {
+            try await db.query(
+                "SELECT count(*) AS n FROM (SELECT pg_notify(?, ?)) AS notified", EventListener.channel, String(team))
+        }
     }
 
     /// The group's events after `after`, oldest first, at most `limit`, and its newest number.

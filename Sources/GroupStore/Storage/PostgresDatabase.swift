@@ -25,6 +25,8 @@ public final class PostgresDatabase: SQLDatabase {
     let endpoint: String
     private let statements = PlaceholderCache()
     let prepared = PreparedStatements()
+    /// How to open a connection of one's own (the events' `LISTEN`, Live/EventListener.swift).
+    let connection: PostgresConnection.Configuration
 
     /// `url` is `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (or `postgresql://`), user and
     /// password percent-encoded, port 5432 by default, `?sslmode=disable` accepted. No TLS yet:
@@ -33,6 +35,7 @@ public final class PostgresDatabase: SQLDatabase {
         let parsed = try Self.parse(url)
         self.logger = logger
         endpoint = parsed.endpoint
+        connection = parsed.connection
         pool = PostgresPool(configuration: parsed.connection, endpoint: parsed.endpoint, logger: logger)
         if !parsed.loopback {
             logger.warning(
