@@ -21,7 +21,10 @@ struct BrowserTests {
         "A person links a pack from the code it printed and reads the group's page: bar, baton, members, legs, nothing from elsewhere",
         arguments: Backend.available)
     func linkAndGroupPage(_ backend: Backend) async throws {
-        let harness = try StoreHarness(backend, transport: .live)
+        var live = try StoreHarness(backend, transport: .live)
+        // The page's stream must hear a pass by the store's signal, not its next heartbeat.
+        live.configuration.live.heartbeat = .seconds(60)
+        let harness = live
         try await harness.run { client in
             let port = try #require(client.port)
             let origin = "http://127.0.0.1:\(port)"
@@ -131,7 +134,9 @@ struct BrowserTests {
                 try save(try await browser.screenshot(), "group-page-\(backend.rawValue).png")
 
                 // The open page follows the group (issue 35): the baton passed through the API
-                // shows on it within 2 s, without a reload (a reload would lose the mark).
+                // shows on it long before the next heartbeat, without a reload (a reload would
+                // lose the mark). Within 2 s on an idle machine; the bound is looser, since the
+                // test runs beside others.
                 _ = try await browser.script("window.handoffMark = 35; return 1;")
                 let passed = ContinuousClock.now
                 #expect(
@@ -141,7 +146,7 @@ struct BrowserTests {
                     try await browser.text("#baton").hasPrefix("bob holds the baton since just now")
                 }
                 let shown = ContinuousClock.now - passed
-                #expect(shown < .seconds(2), "shown after \(shown)")
+                #expect(shown < .seconds(20), "shown after \(shown)")
                 #expect(try await browser.script("return window.handoffMark") as? Int == 35, "not reloaded")
                 try save(try await browser.screenshot(), "group-page-live-\(backend.rawValue).png")
 

@@ -12,7 +12,7 @@ import Testing
 @Suite("A group's events across store instances (PostgreSQL)")
 struct EventInstancesTests {
     @Test(
-        "a baton taken through instance B reaches a stream on instance A within 2 s, with a heartbeat of a minute",
+        "a baton taken through instance B reaches a stream on instance A through NOTIFY, long before the next heartbeat",
         .enabled(if: Backend.available.contains(.postgres)))
     func acrossInstances() async throws {
         var harness = try StoreHarness(.postgres, transport: .live)
@@ -65,7 +65,9 @@ struct EventInstancesTests {
                     let taken = await socket.readText(until: "event: baton_taken\n", seconds: 30)
                     let waited = ContinuousClock.now - sent
                     #expect(taken.contains("id: 1\nevent: baton_taken\n"), "\(taken)")
-                    #expect(waited < .seconds(2), "on A after \(waited)")
+                    // Through NOTIFY, not the next heartbeat (a minute away). How soon is the
+                    // benchmark's to say: here the whole suite loads the machine (2.15 s was seen).
+                    #expect(waited < .seconds(20), "on A after \(waited)")
                 }
             }
         }
