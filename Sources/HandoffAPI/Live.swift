@@ -4,7 +4,8 @@ public struct GroupEventView: Codable, Sendable, Hashable {
     /// The group's own sequence: 1 for its first event, one more for each after it. A client
     /// resumes with the last it saw (`Last-Event-ID`, or `after`).
     public var id: Int64
-    /// `baton_taken`, `baton_passed`, `baton_released`, `baton_expired` or `run_counted`.
+    /// `baton_taken`, `baton_passed`, `baton_released`, `baton_expired`, `run_counted` or
+    /// `goal_reached` (once for each goal the group sets, by the run that reached it).
     public var kind: String
     public var at: String
     /// Who holds the baton after the event (null: it is free).

@@ -229,6 +229,19 @@ struct BrowserRunTests {
             try await browser.count("#reactions") == 0
         }
         #expect(try await browser.url == origin + "/")
+
+        // His notifications (issue 35): ada's kudos and comment, counted in the header.
+        #expect(try await browser.text("header .bell .count") == "2")
+        try await browser.click("header .bell")
+        try await browser.waitFor("the notifications") { $0 == origin + "/notifications" }
+        #expect(try await browser.count("#notifications li.unread") == 2)
+        #expect(try await browser.text("#notifications li a").hasPrefix("ada commented on your run of "))
+        try await look.check("notifications")
+        try await browser.click("form[action='/notifications/read'] button")
+        try await browser.waitUntil("every notification read") {
+            try await browser.count("#notifications li.unread") == 0
+        }
+        #expect(try await browser.count("header .bell .count") == 0)
     }
 
     /// bob adds two photos to his run, saves its card as PNG in the browser, sets a weekly goal

@@ -40,6 +40,8 @@ struct PageFixture: Sendable {
             PageFixture(name: "runs", model: try f.runList(empty: false)),
             PageFixture(name: "feed", model: try f.feed(empty: false)),
             PageFixture(name: "feed-mine-none", model: try f.feed(empty: true)),
+            PageFixture(name: "notifications", model: f.notifications(empty: false)),
+            PageFixture(name: "notifications-none", model: f.notifications(empty: true)),
             PageFixture(name: "friends", model: f.friends(full: true)),
             PageFixture(name: "friends-error", model: f.friends(full: false)),
             PageFixture(name: "runs-none", model: try f.runList(empty: true)),
@@ -94,6 +96,7 @@ struct PageMakers {
         frame.script = t("/static/app.js?v=golden")
         frame.nav = frame.nav.map { link($0) }
         if let viewer = frame.viewer { frame.viewer?.signOut = t(viewer.signOut) }
+        if let bell = frame.bell { frame.bell?.href = t(bell.href) }
         return frame
     }
 
@@ -140,7 +143,7 @@ struct PageMakers {
                 ? [
                     .init(
                         href: t("/groups/7"), name: t("Night owls"), total: t("125.0 km"), goal: t("500.0 km"),
-                        percent: t("25.0"), baton: t("bob holds the baton")),
+                        percent: t("25.0"), baton: t("bob holds the baton"), events: t("/v1/groups/7/events?after=12")),
                     .init(
                         href: t("/groups/8"), name: t("Track Tuesdays"), total: t("0.0 km"), goal: t("100.0 km"),
                         percent: t("0.0"), baton: t("the baton is free")),
@@ -842,6 +845,13 @@ extension PageMakers {
         }
         page.next = page.next.map(link)
         page.empty = t(page.empty)
+        if !empty {
+            page.follow = [
+                .init(
+                    events: t("/v1/groups/7/events?after=12"), name: t("Night <owls>"), units: t("km"), href: t("/feed")
+                )
+            ]
+        }
         return page
     }
 

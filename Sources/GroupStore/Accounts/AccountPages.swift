@@ -11,10 +11,13 @@ extension WebPages {
             let now = services.now()
             let reader = Reader(account)
             var groups: [HomePage.GroupRow] = []
+            let followed = try await repository.followed(account: account.id)
             for group in try await repository.groups(account: account.id) {
                 let progress = try await repository.progress(
                     group.id, account: account.id, members: 1, legs: 1, now: now)
-                groups.append(HomePage.GroupRow(progress, reader: reader))
+                var row = HomePage.GroupRow(progress, reader: reader)
+                row.events = followed.first { $0.id == group.id }?.events
+                groups.append(row)
             }
             let week = try await repository.weeklyDistance(
                 account: account.id, weeks: 1, now: now, zone: account.timeZone
@@ -132,6 +135,9 @@ struct HomePage: PageModel {
         var percent: String
         /// Who holds the baton, or that it is free.
         var baton: String
+        /// The group's events from when the page was drawn, which the page's script follows (nil:
+        /// not followed, past the first `StoreRepository.followedMost` groups).
+        var events: String? = nil
     }
 }
 

@@ -38,6 +38,10 @@ enum SitePath: Equatable {
     case heartRate
     case feed(after: String? = nil)
     case feedScope
+    /// The person's notifications, newest first, from before the one numbered `before`.
+    case notifications(before: Int64? = nil)
+    /// POST: every notification marked as read.
+    case notificationsRead
     case friends
     /// POST: one of the friends page's buttons, for the account `id`.
     case friendAction(Int64, FriendAction)
@@ -140,6 +144,8 @@ enum SitePath: Equatable {
         case .heartRate: "/settings/heart-rate"
         case .feed(let after): "/feed" + Self.query("after", after)
         case .feedScope: "/feed/scope"
+        case .notifications(let before): "/notifications" + Self.query("before", before.map(String.init))
+        case .notificationsRead: "/notifications/read"
         case .friends: "/friends"
         case .friendAction(let id, let action): "/friends/\(id)/\(action.rawValue)"
         case .defaultAudience: "/settings/visibility"

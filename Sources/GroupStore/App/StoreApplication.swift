@@ -108,6 +108,7 @@ public enum StoreApplication {
         GroupRoutes(services: services).register(router)
         BatonRoutes(services: services).register(router)
         EventRoutes(services: services).register(router)
+        NotificationRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
         RecordRoutes(services: services).register(router)
         TrainingRoutes(services: services).register(router)

@@ -19,6 +19,17 @@ struct FeedPage: PageModel {
     var rows: [Row]
     var next: Link?
     var empty: String
+    /// The groups whose events the first page follows.
+    var follow: [Follow] = []
+
+    /// A group the page follows: its events, its name, and the feed's address to show what came.
+    struct Follow: Sendable, Equatable {
+        var events: String
+        var name: String
+        /// The reader's units, "km" or "mi", in which the script writes a counted run's distance.
+        var units: String
+        var href = SitePath.feed().path
+    }
 
     /// The toggle between the person's own runs and everyone's, remembered.
     struct Scope: Sendable, Equatable {
@@ -172,9 +183,13 @@ extension WebPages {
                 cursor = parsed
             }
             let scope = try await repository.feedScope(account.id)
+            // The first page follows the person's groups: it says what happened, with a link.
+            let followed = cursor == nil ? try await repository.followed(account: account.id) : []
             let page = try await repository.feed(viewer: account.id, scope: scope, limit: 25, after: cursor)
             var feed = FeedPage(
                 runs: page.runs, scope: scope, next: page.next?.text, reader: Reader(account), viewer: account.username)
+            let units = Reader(account).units.name
+            feed.follow = followed.map { FeedPage.Follow(events: $0.events, name: $0.name, units: units) }
             let photos = try await repository.runPhotos(page.runs.map(\.run.id))
             for (index, item) in page.runs.enumerated() {
                 feed.rows[index].media.photos = (photos[item.run.id] ?? []).prefix(FeedPage.photosShown).enumerated()

@@ -49,6 +49,7 @@ extension StoreRepository {
                 "INSERT INTO friend (account_id, friend_id, status, created_ns) VALUES (?, ?, 'asked', ?)", account,
                 other,
                 now.nanosecondsSinceEpoch)
+            try await Self.notify(db, .friendRequest, to: other, actor: account, now: now)
             return .asked
         }
     }
@@ -120,6 +121,8 @@ extension StoreRepository {
                 INSERT INTO block (blocker_id, blocked_id, created_ns) VALUES (?, ?, ?)
                 ON CONFLICT (blocker_id, blocked_id) DO NOTHING
                 """, account, other, now.nanosecondsSinceEpoch)
+            // What the blocked person did is no longer news to the one who blocked them.
+            try await db.query("DELETE FROM notification WHERE account_id = ? AND actor_id = ?", account, other)
         }
     }
 

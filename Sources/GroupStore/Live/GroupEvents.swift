@@ -78,18 +78,62 @@ extension StoreRepository {
             guard let id else { return nil }
             return try await db.one("SELECT username FROM account WHERE id = ?", id)?.text("username")
         }
+        let holder = try await baton(db, team, now: now)
         let view = GroupEventView(
-            id: seq, kind: kind, at: iso(now), holder: try await baton(db, team, now: now).holderName,
+            id: seq, kind: kind, at: iso(now), holder: holder.holderName,
             from: try await name(from), runner: try await name(runner), distanceM: distanceMM.map(metres),
             totalM: totalMM.map(metres))
         try await db.query(
             "INSERT INTO team_event (team_id, seq, kind, event, created_ns) VALUES (?, ?, ?, ?, ?)", team, seq, kind,
             String(decoding: try StoreJSON.encoder.encode(view), as: UTF8.self), now.nanosecondsSinceEpoch)
         touched?.add(team)
+        try await notifyOfEvent(db, team: team, kind: kind, holder: holder.holderID, from: from, now: now)
+        // Each group keeps its newest `keptEvents`: every hundredth event trims what is older.
+        if seq % 100 == 0 {
+            try await db.query("DELETE FROM team_event WHERE team_id = ? AND seq <= ?", team, seq - keptEvents)
+        }
         // Every store instance over this database hears of it when (and only if) this commits.
         if db is PostgresSession {
             try await db.query(
                 "SELECT count(*) AS n FROM (SELECT pg_notify(?, ?)) AS notified", EventListener.channel, String(team))
+        }
+    }
+
+    /// How many of a group's newest events are kept: a page or client that has been away for
+    /// more than that reloads (a page drawn now starts from the newest number anyway).
+    static let keptEvents: Int64 = 1000
+
+    /// Whether the group's total has just reached its goal, the first time for this goal: the
+    /// goal is marked (`team.goal_reached_mm`) in the caller's transaction, so of two uploads that
+    /// cross it together only one announces it, and a goal the owner raises can be reached again.
+    static func goalJustReached(_ db: any SQLSession, team: Int64, totalMM: Int64) async throws -> Bool {
+        try await db.one(
+            """
+            UPDATE team SET goal_reached_mm = goal_mm WHERE id = ? AND goal_mm > 0 AND goal_mm <= ?
+            AND (goal_reached_mm IS NULL OR goal_reached_mm <> goal_mm) RETURNING id
+            """, team, totalMM) != nil
+    }
+
+    /// How many groups a page follows at most: a browser opens at most six connections to one
+    /// site over HTTP/1.1, and each followed group holds one open.
+    static let followedMost = 4
+
+    /// The person's groups a page follows (at most `followedMost`), each with the address of its
+    /// events after the newest now: read before the page's content, so that nothing that happens
+    /// after the page was drawn is missed.
+    func followed(account: Int64) async throws -> [FollowedGroup] {
+        try await read { db in
+            try await db.query(
+                """
+                SELECT team.id, team.name, baton.event_seq FROM member JOIN team ON team.id = member.team_id
+                JOIN baton ON baton.team_id = team.id WHERE member.account_id = ? ORDER BY team.id LIMIT ?
+                """, account, Int64(Self.followedMost)
+            ).map { row in
+                let id = try row.int("id")
+                return FollowedGroup(
+                    id: id, name: try row.text("name"),
+                    events: "/v1/groups/\(id)/events?after=\(try row.int("event_seq"))")
+            }
         }
     }
 
@@ -104,4 +148,11 @@ extension StoreRepository {
             return GroupEventList(events: events, lastID: last)
         }
     }
+}
+
+/// A group a page follows: its events' address, from the newest when the page was drawn.
+struct FollowedGroup: Sendable, Equatable {
+    var id: Int64
+    var name: String
+    var events: String
 }

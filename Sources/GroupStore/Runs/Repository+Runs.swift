@@ -71,7 +71,7 @@ extension StoreRepository {
     }
 
     /// Each group a new run counted in hears of it (`run_counted`, with the group's total as it
-    /// now is), in a transaction of its own after the run's: an event takes its number from the
+    /// now is, then `goal_reached` when that total has just reached the goal), in a transaction of its own after the run's: an event takes its number from the
     /// group's baton row, and holding that row for the whole upload would make concurrent uploads
     /// to one group wait for each other. Best effort: should this fail (or the store stop between
     /// the two), the run is stored and counted all the same, and a page shows it when next loaded.
@@ -79,9 +79,15 @@ extension StoreRepository {
         guard !counts.isEmpty else { return }
         _ = try? await write { db in
             for count in counts.sorted(by: { $0.groupID < $1.groupID }) {
+                let total = try await Self.group(db, count.groupID)?.totalMM
                 try await Self.recordEvent(
                     db, team: count.groupID, kind: "run_counted", now: now, runner: run.accountID,
-                    distanceMM: count.distanceMM, totalMM: try await Self.group(db, count.groupID)?.totalMM)
+                    distanceMM: count.distanceMM, totalMM: total)
+                if let total, try await Self.goalJustReached(db, team: count.groupID, totalMM: total) {
+                    try await Self.recordEvent(
+                        db, team: count.groupID, kind: "goal_reached", now: now, runner: run.accountID,
+                        distanceMM: count.distanceMM, totalMM: total)
+                }
             }
         }
     }

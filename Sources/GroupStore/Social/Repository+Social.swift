@@ -121,11 +121,22 @@ extension StoreRepository {
                     .unprocessableContent, "own_run", "kudos are for other people's runs: this one is yours")
             }
             if give {
-                try await db.query(
-                    "INSERT INTO kudos (run_id, account_id, created_ns) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                    run.id, viewer, now.nanosecondsSinceEpoch)
+                let given = try await db.one(
+                    """
+                    INSERT INTO kudos (run_id, account_id, created_ns) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
+                    RETURNING run_id
+                    """, run.id, viewer, now.nanosecondsSinceEpoch)
+                // Kudos given twice are one, and tell the runner once.
+                if given != nil {
+                    try await Self.notify(db, .kudos, to: run.owner, actor: viewer, run: run.id, now: now)
+                }
             } else {
                 try await db.query("DELETE FROM kudos WHERE run_id = ? AND account_id = ?", run.id, viewer)
+                // Taken back before the runner read of them: they need not.
+                try await db.query(
+                    """
+                    DELETE FROM notification WHERE run_id = ? AND actor_id = ? AND kind = 'kudos' AND read_ns IS NULL
+                    """, run.id, viewer)
             }
             return try await Self.kudos(db, run: run.id, viewer: viewer)
         }
@@ -172,6 +183,7 @@ extension StoreRepository {
                     run.id, viewer, body, now.nanosecondsSinceEpoch)
             else { throw Self.noComment }
             let id = try row.int("id")
+            try await Self.notify(db, .comment, to: run.owner, actor: viewer, run: run.id, now: now)
             guard let comment = try await Self.comments(db, run: run.id, viewer: viewer).first(where: { $0.id == id })
             else { throw Self.noComment }
             return comment

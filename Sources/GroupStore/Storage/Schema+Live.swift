@@ -17,6 +17,36 @@ extension Schema {
                     created_ns INT NOT NULL,
                     PRIMARY KEY (team_id, seq)
                 )
-                """)
+                """),
+        // A group's goal once its reaching has been announced (`goal_reached`): that goal is not
+        // announced again. Groups already past their goal are marked as announced.
+        Migration(
+            version: 29, name: "a group's goal reached, announced once",
+            sql: """
+                ALTER TABLE team ADD COLUMN goal_reached_mm INT;
+                UPDATE team SET goal_reached_mm = goal_mm WHERE goal_mm > 0 AND goal_mm <= total_mm
+                    + coalesce((SELECT sum(tally.distance_mm) FROM tally WHERE tally.team_id = team.id), 0)
+                """),
+        // Each person's notifications (Notifications/Notifications.swift): what happened and to
+        // what (who did it, in which group, on which run), worded when read, so a renamed group
+        // reads as it is now and a deleted run or group takes its notifications with it.
+        Migration(
+            version: 30, name: "notifications",
+            sql: """
+                CREATE TABLE notification (
+                    id ID,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    actor_id INT REFERENCES account (id) ON DELETE SET NULL,
+                    team_id INT REFERENCES team (id) ON DELETE CASCADE,
+                    run_id INT REFERENCES run (id) ON DELETE CASCADE,
+                    created_ns INT NOT NULL,
+                    read_ns INT
+                );
+                CREATE INDEX notification_account ON notification (account_id, id);
+                CREATE INDEX notification_unread ON notification (account_id) WHERE read_ns IS NULL;
+                CREATE INDEX notification_run ON notification (run_id) WHERE run_id IS NOT NULL;
+                CREATE INDEX notification_actor ON notification (actor_id) WHERE actor_id IS NOT NULL
+                """),
     ]
 }

@@ -10,6 +10,20 @@ struct Frame: Sendable, Equatable {
     var nav: [Link]
     /// The signed-in person, nil on the pages for anyone.
     var viewer: Viewer?
+    /// The link to the person's notifications, with how many are unread (signed in only).
+    var bell: Bell?
+
+    /// How many notifications the signed-in person has unread, read once per page by the route
+    /// (`PageRouter.signedIn`) before the page is made; nil when it was not read.
+    @TaskLocal static var unread: Int?
+
+    struct Bell: Sendable, Equatable {
+        var href = SitePath.notifications().path
+        /// "3 unread notifications", for a screen reader; nil for none.
+        var unread: String?
+        var count: String?
+        var current = false
+    }
 
     struct Viewer: Sendable, Equatable {
         var name: String
@@ -31,6 +45,13 @@ struct Frame: Sendable, Equatable {
             ]
         nav = links.map { Link(href: $0.0.path, label: $0.1, current: $0.0 == current) }
         self.viewer = viewer.map { Viewer(name: $0, signOut: SitePath.logout.path) }
+        if viewer != nil {
+            let count = Self.unread ?? 0
+            bell = Bell(
+                unread: count == 0 ? nil : "\(count) unread",
+                count: count == 0 ? nil : count > 99 ? "99+" : String(count),
+                current: current == .notifications())
+        }
     }
 }
 

@@ -39,7 +39,10 @@ struct PageRouter {
             guard let account = try await pages.signedIn(request) else {
                 return WebPages.redirect(.login(next: next(request)))
             }
-            return try await handler(request, context, account)
+            // The header's unread count, for a page to show (a form's answer is a redirect).
+            let unread =
+                method == .get ? try await pages.services.repository.unreadNotifications(account: account.id) : nil
+            return try await Frame.$unread.withValue(unread) { try await handler(request, context, account) }
         }
     }
 

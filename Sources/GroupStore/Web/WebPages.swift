@@ -24,6 +24,7 @@ struct WebPages {
         registerAccountFormPages(pages)
         registerGroupFormPages(pages)
         registerFriendPages(pages)
+        registerNotificationPages(pages)
         registerSocialPages(pages)
         registerPeoplePages(pages)
         registerEntryPage(pages)

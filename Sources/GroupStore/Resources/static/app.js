@@ -52,26 +52,56 @@ document.querySelectorAll("button[data-png-from]").forEach(function (button) {
     });
   });
 });
-// A group's page follows the group's events (GET /v1/groups/{id}/events, with the page's
-// cookie): the baton's line changes in place, and a counted run reloads the page, which then
-// shows the new totals. The browser reconnects by itself, after the last event it saw.
-document.querySelectorAll("[data-events]").forEach(function (line) {
-  if (!window.EventSource) return;
-  var source = new EventSource(line.getAttribute("data-events"));
-  function baton(message) {
-    var event = JSON.parse(message.data);
-    line.textContent = "";
-    if (event.holder) {
-      var name = document.createElement("strong");
-      name.textContent = event.holder;
-      line.appendChild(name);
-      line.appendChild(document.createTextNode(" holds the baton since just now."));
-    } else {
-      line.textContent = "The baton is free: the next runner takes it.";
-    }
+// Pages follow their groups' events (GET /v1/groups/{id}/events, with the page's cookie; the
+// browser reconnects by itself, after the last event it saw). An element with data-events
+// listens to one group: its baton line (the element itself, or its [data-baton] child; "short"
+// on the home page) changes in place. A counted run or the goal reached reloads the page, which
+// then shows the new totals; with data-news (the feed) it says what happened instead, beside a
+// link that shows it, so a page being read does not move under its reader.
+function handoffBaton(line, event) {
+  var short = line.getAttribute("data-baton") === "short";
+  line.textContent = "";
+  if (event.holder) {
+    var name = document.createElement("strong");
+    name.textContent = event.holder;
+    line.appendChild(name);
+    line.appendChild(document.createTextNode(short ? " holds the baton" : " holds the baton since just now."));
+  } else {
+    line.textContent = short ? "the baton is free" : "The baton is free: the next runner takes it.";
   }
+}
+function handoffNews(box, event) {
+  var group = box.getAttribute("data-group") || "Your group";
+  var units = box.getAttribute("data-units") === "mi" ? "mi" : "km";
+  var said = {
+    baton_taken: event.holder + " took the baton in " + group + ".",
+    baton_passed: (event.from || "The baton") + " passed the baton to " + event.holder + " in " + group + ".",
+    baton_released: (event.from || "Its holder") + " set the baton down in " + group + ": it is free.",
+    baton_expired: "The baton's time ran out in " + group + ": it is free.",
+    run_counted: event.runner + " ran " + (event.distance_m / (units === "mi" ? 1609.344 : 1000)).toFixed(1) + " " +
+      units + " for " + group + ".",
+    goal_reached: group + " reached its goal!"
+  }[event.kind];
+  if (!said) return;
+  box.querySelector("[data-said]").textContent = said;
+  box.hidden = false;
+}
+document.querySelectorAll("[data-events]").forEach(function (box) {
+  if (!window.EventSource) return;
+  var source = new EventSource(box.getAttribute("data-events"));
+  var line = box.hasAttribute("data-baton") ? box : box.querySelector("[data-baton]");
+  var news = box.hasAttribute("data-news");
   ["baton_taken", "baton_passed", "baton_released", "baton_expired"].forEach(function (kind) {
-    source.addEventListener(kind, baton);
+    source.addEventListener(kind, function (message) {
+      var event = JSON.parse(message.data);
+      if (news) handoffNews(box, event);
+      else if (line) handoffBaton(line, event);
+    });
   });
-  source.addEventListener("run_counted", function () { window.location.reload(); });
+  ["run_counted", "goal_reached"].forEach(function (kind) {
+    source.addEventListener(kind, function (message) {
+      if (news) handoffNews(box, JSON.parse(message.data));
+      else window.location.reload();
+    });
+  });
 });
