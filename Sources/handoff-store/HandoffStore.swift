@@ -54,6 +54,8 @@ struct HandoffStore: AsyncParsableCommand {
 
     @OptionGroup var web: WebOptions
 
+    @OptionGroup var mail: MailOptions
+
     @Option(help: "Hours a baton stays with a holder whose pack has gone quiet, unless a group sets its own.")
     var batonLeaseHours: Double = 6
 
@@ -98,6 +100,7 @@ struct HandoffStore: AsyncParsableCommand {
             configuration.network.trustedProxy = proxy
         }
         try web.apply(to: &configuration, environment)
+        try mail.apply(to: &configuration, environment)
         guard batonLeaseHours >= 1.0 / 60, batonLeaseHours <= 336 else {
             throw ValidationError("the baton lease is from 1/60 hour (a minute) to 336 hours")
         }

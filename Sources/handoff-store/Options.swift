@@ -96,8 +96,47 @@ struct WebOptions: ParsableArguments {
     }
 }
 
+/// E-mail: the SMTP server, the sender, and the certificates to trust for its STARTTLS.
+struct MailOptions: ParsableArguments {
+    @Option(
+        name: .customLong("smtp"),
+        help: """
+            The SMTP server the store sends e-mail through: smtp://user:password@host:587, STARTTLS \
+            required (?starttls=off only for a relay on this machine). Better in HANDOFF_STORE_SMTP, \
+            where the password is not on the command line. Unset: no e-mail; notifications stay on the site.
+            """)
+    var smtp: String?
+
+    @Option(help: "The address the store's e-mail comes from, such as handoff@club.example (HANDOFF_STORE_MAIL_FROM).")
+    var mailFrom: String?
+
+    @Option(
+        name: .customLong("smtp-ca"),
+        help:
+            "A PEM file of the certificates to trust for the SMTP server, instead of the system's (HANDOFF_STORE_SMTP_CA)."
+    )
+    var smtpCA: String?
+
+    func apply(to configuration: inout StoreApplication.Configuration, _ environment: [String: String]) throws {
+        guard let url = smtp ?? environment["HANDOFF_STORE_SMTP"], !url.isEmpty else { return }
+        guard let from = mailFrom ?? environment["HANDOFF_STORE_MAIL_FROM"], !from.isEmpty else {
+            throw ValidationError("--smtp needs --mail-from: the address the store's e-mail comes from")
+        }
+        let ca = (smtpCA ?? environment["HANDOFF_STORE_SMTP_CA"]).flatMap { $0.isEmpty ? nil : $0 }
+        if let ca, !FileManager.default.isReadableFile(atPath: ca) {
+            throw ValidationError("--smtp-ca: \(ca) cannot be read")
+        }
+        do {
+            configuration.mail = .init(smtp: try SMTPConfiguration(url: url, from: from, trustedCertificates: ca))
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
 /// `handoff-store account reset-password USER`: a one-time link, valid for a day, that the
-/// operator hands to a person who forgot their password (e-mail comes later).
+/// operator hands to a person who forgot their password (with --smtp, people ask for one by
+/// e-mail at /forgot).
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account", abstract: "Look after people's accounts.", subcommands: [ResetPassword.self])

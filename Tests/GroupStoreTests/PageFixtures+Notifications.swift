@@ -29,7 +29,25 @@ extension PageMakers {
                 .init(text: t("dan asks to be your friend."), href: t("/friends"), when: at(2_000), unread: false),
             ]
             page.next = Link(href: t("/notifications?before=40"), label: t("Older notifications →"))
+            var mail = MailForm([.kudos: true, .batonFree: false])
+            mail.action = t(mail.action)
+            mail.topics = mail.topics.map { .init(name: t($0.name), label: t($0.label), on: $0.on) }
+            page.mail = mail
         }
         return page
+    }
+
+    /// The unsubscribe question, and the forgotten-password form.
+    func ask(field: Bool) -> AskPage {
+        AskPage(
+            frame: frame(field ? "Forgot your password?" : "Stop these e-mails?", viewer: nil),
+            text: t(
+                field
+                    ? "Give your e-mail address or your name: a link to set a new password goes to your e-mail address."
+                    : "Handoff e-mails ada when the baton is passed to you. Stop these e-mails?"),
+            action: t(field ? "/forgot" : "/unsubscribe/0123?topic=baton_passed"),
+            button: t(field ? "Send the link" : "Stop these e-mails"),
+            field: field
+                ? .init(name: t("login"), label: t("E-mail address or name"), autocomplete: t("username")) : nil)
     }
 }

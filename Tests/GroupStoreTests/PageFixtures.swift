@@ -42,6 +42,8 @@ struct PageFixture: Sendable {
             PageFixture(name: "feed-mine-none", model: try f.feed(empty: true)),
             PageFixture(name: "notifications", model: f.notifications(empty: false)),
             PageFixture(name: "notifications-none", model: f.notifications(empty: true)),
+            PageFixture(name: "unsubscribe", model: f.ask(field: false)),
+            PageFixture(name: "forgot", model: f.ask(field: true)),
             PageFixture(name: "friends", model: f.friends(full: true)),
             PageFixture(name: "friends-error", model: f.friends(full: false)),
             PageFixture(name: "runs-none", model: try f.runList(empty: true)),
@@ -115,6 +117,7 @@ struct PageMakers {
         if let error {
             page.login = t("ada")
             page.remember = true
+            page.forgot = t("/forgot")
             page.error = t(error)
             page.signUp = t("/signup")
         }

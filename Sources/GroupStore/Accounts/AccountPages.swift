@@ -45,7 +45,8 @@ extension WebPages {
             Self.render(
                 LoginPage(
                     next: Self.safeNext(request.uri.queryParameters["next"].map(String.init)),
-                    signUp: services.configuration.accounts.signUps == .open ? SitePath.signup().path : nil))
+                    signUp: services.configuration.accounts.signUps == .open ? SitePath.signup().path : nil,
+                    forgot: services.configuration.mail == nil ? nil : SitePath.forgot.path))
         }
         router.anyone(.post, "/login") { request, context in
             let form = try await Self.form(request, context)
@@ -65,7 +66,8 @@ extension WebPages {
                 var response = Self.render(
                     LoginPage(
                         next: next, login: form["login"] ?? "", remember: remember, error: error.message,
-                        signUp: services.configuration.accounts.signUps == .open ? SitePath.signup().path : nil),
+                        signUp: services.configuration.accounts.signUps == .open ? SitePath.signup().path : nil,
+                        forgot: services.configuration.mail == nil ? nil : SitePath.forgot.path),
                     status: error.status)
                 if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
                 return response
@@ -91,6 +93,8 @@ struct LoginPage: PageModel {
     var remember = false
     var error: String?
     var signUp: String?
+    /// The forgotten-password form, when the store sends e-mail.
+    var forgot: String?
 }
 
 /// The signed-in person's page: this week, their groups with their progress and batons, the

@@ -42,6 +42,12 @@ enum SitePath: Equatable {
     case notifications(before: Int64? = nil)
     /// POST: every notification marked as read.
     case notificationsRead
+    /// POST: which topics the person gets e-mail about.
+    case notificationsMail
+    /// An e-mail's unsubscribe link: the person's secret and the message's topic.
+    case unsubscribe(token: String, topic: String)
+    /// "Forgot your password": a reset link by e-mail, when the store sends e-mail.
+    case forgot
     case friends
     /// POST: one of the friends page's buttons, for the account `id`.
     case friendAction(Int64, FriendAction)
@@ -146,6 +152,10 @@ enum SitePath: Equatable {
         case .feedScope: "/feed/scope"
         case .notifications(let before): "/notifications" + Self.query("before", before.map(String.init))
         case .notificationsRead: "/notifications/read"
+        case .notificationsMail: "/notifications/mail"
+        case .unsubscribe(let token, let topic):
+            "/unsubscribe/" + Self.percentEncode(token) + Self.query("topic", topic)
+        case .forgot: "/forgot"
         case .friends: "/friends"
         case .friendAction(let id, let action): "/friends/\(id)/\(action.rawValue)"
         case .defaultAudience: "/settings/visibility"

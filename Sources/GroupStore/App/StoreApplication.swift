@@ -49,7 +49,9 @@ public enum StoreApplication {
         migrated: @escaping @Sendable () -> Void = {}
     ) -> some ApplicationProtocol {
         let repository = StoreRepository(unmigrated: database)
-        var app = application(repository: repository, configuration: configuration, logger: logger)
+        let (mailReady, mailStarts) = AsyncStream<Void>.makeStream()
+        var app = application(
+            repository: repository, configuration: configuration, logger: logger, mailReady: mailReady)
         if let service = database as? any Service { app.addServices(service) }
         let (ready, schemaReady) = AsyncStream<Void>.makeStream()
         app.addServices(TallyRoller(repository: repository, logger: logger, ready: ready))
@@ -60,7 +62,7 @@ public enum StoreApplication {
         }
         app.beforeServerStarts {
             try await repository.migrate()
-            for stream in [schemaReady, listenReady] {
+            for stream in [schemaReady, listenReady, mailStarts] {
                 stream.yield()
                 stream.finish()
             }
@@ -71,7 +73,8 @@ public enum StoreApplication {
 
     static func application(
         repository: StoreRepository, configuration: Configuration, logger: Logger,
-        now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) }
+        now: @escaping @Sendable () -> WallInstant = { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) },
+        mailReady: AsyncStream<Void>? = nil
     ) -> Application<RouterResponder<StoreContext>> {
         let router = Router(context: StoreContext.self)
         let known = KnownRoutes()
@@ -81,7 +84,7 @@ public enum StoreApplication {
         register(recorder, services)
         known.set(recorder.recorded)
         let header = TimeAmount(configuration.network.headerTimeout)
-        return Application(
+        var app = Application(
             router: router,
             // Hummingbird closes a connection that has read no whole request part for
             // `idleTimeout`, unless a response is under way; ours closes one whose first head is
@@ -94,6 +97,13 @@ public enum StoreApplication {
                 address: .hostname(configuration.network.host, port: configuration.network.port), serverName: nil),
             onServerRunning: { channel in services.listening.set(channel.localAddress) },
             logger: logger)
+        if let mail = configuration.mail {
+            app.addServices(
+                Mailer(
+                    repository: repository, configuration: mail, origin: { services.origin }, now: now, logger: logger,
+                    ready: mailReady))
+        }
+        return app
     }
 
     static func register(_ router: RouteRecorder, _ services: Services) {

@@ -11,7 +11,21 @@ extension StoreApplication {
         /// Map tiles under a run's route, only when the operator sets them.
         public var mapTiles: MapTiles?
         public var live = Live()
+        /// E-mail, only when the operator sets an SMTP server (`--smtp`).
+        public var mail: Mail?
         public init() {}
+    }
+}
+
+extension StoreApplication.Configuration {
+    /// Where and how the store sends e-mail (`Mailer`).
+    public struct Mail: Sendable {
+        public var smtp: SMTPConfiguration
+        /// How often the mailer looks for mail to send.
+        public var interval: Duration = .seconds(1)
+        /// The most one message's exchange with the SMTP server may take.
+        public var timeout: Duration = .seconds(30)
+        public init(smtp: SMTPConfiguration) { self.smtp = smtp }
     }
 }
 

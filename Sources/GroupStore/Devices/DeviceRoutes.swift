@@ -95,7 +95,10 @@ extension Services {
     /// Where people reach this store: the configured public URL, or the address it listens on.
     /// Never the request's `Host`: a client could put another site there, and the pack shows
     /// the address to its runner as the place to type the code.
-    func origin(_ request: Request) -> String {
+    func origin(_ request: Request) -> String { origin }
+
+    /// The address people reach the store at: the public one when set, else where it listens.
+    var origin: String {
         let network = configuration.network
         if let url = network.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
         let host = network.host.contains(":") ? "[\(network.host)]" : network.host

@@ -59,6 +59,8 @@ struct NotificationsPage: PageModel {
     /// The form that marks read every one up to the newest shown, when any is unread.
     var markRead: MarkRead?
     var next: Link?
+    /// The e-mail choices, when the store sends e-mail.
+    var mail: MailForm?
 
     struct MarkRead: Sendable, Equatable {
         var action = SitePath.notificationsRead.path
@@ -101,9 +103,12 @@ extension WebPages {
             }
             let page = try await repository.notifications(
                 account: account.id, before: before, limit: NotificationRoutes.limits.standard)
-            return Self.render(
-                NotificationsPage(
-                    page.rows, unread: page.unread, next: page.next, reader: Reader(account), viewer: account.username))
+            var model = NotificationsPage(
+                page.rows, unread: page.unread, next: page.next, reader: Reader(account), viewer: account.username)
+            if services.configuration.mail != nil {
+                model.mail = MailForm(try await repository.mailChoices(account: account.id))
+            }
+            return Self.render(model)
         }
         router.signedIn(.post, "/notifications/read") { request, context, account in
             // Up to the newest the page showed: what came after it stays unread.

@@ -48,5 +48,38 @@ extension Schema {
                 CREATE INDEX notification_run ON notification (run_id) WHERE run_id IS NOT NULL;
                 CREATE INDEX notification_actor ON notification (actor_id) WHERE actor_id IS NOT NULL
                 """),
+        // E-mail (Mail/): each notification waits for the mailer (`mail_state` 0), which writes
+        // it into the outbox (1) or passes it by (2: its topic is off, or it is too old); the
+        // outbox holds every message until the SMTP server took it, tried again with a growing
+        // pause; `mail_choice` keeps the topics a person turned on or off, and `mail_token` is
+        // the secret of their unsubscribe links.
+        Migration(
+            version: 31, name: "e-mail",
+            sql: """
+                ALTER TABLE notification ADD COLUMN mail_state INT NOT NULL DEFAULT 0;
+                CREATE INDEX notification_mail ON notification (id) WHERE mail_state = 0;
+                CREATE TABLE mail_outbox (
+                    id ID,
+                    account_id INT REFERENCES account (id) ON DELETE CASCADE,
+                    topic TEXT NOT NULL,
+                    to_address TEXT NOT NULL,
+                    message TEXT NOT NULL,
+                    created_ns INT NOT NULL,
+                    next_ns INT NOT NULL,
+                    attempts INT NOT NULL DEFAULT 0,
+                    sent_ns INT,
+                    failure TEXT
+                );
+                CREATE INDEX mail_due ON mail_outbox (next_ns) WHERE sent_ns IS NULL;
+                CREATE INDEX mail_account ON mail_outbox (account_id, created_ns);
+                CREATE TABLE mail_choice (
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    topic TEXT NOT NULL,
+                    mail INT NOT NULL,
+                    PRIMARY KEY (account_id, topic)
+                );
+                ALTER TABLE account ADD COLUMN mail_token TEXT;
+                CREATE UNIQUE INDEX account_mail_token ON account (mail_token)
+                """),
     ]
 }

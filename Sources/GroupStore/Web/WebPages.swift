@@ -25,6 +25,7 @@ struct WebPages {
         registerGroupFormPages(pages)
         registerFriendPages(pages)
         registerNotificationPages(pages)
+        registerMailPages(pages)
         registerSocialPages(pages)
         registerPeoplePages(pages)
         registerEntryPage(pages)
