@@ -72,7 +72,8 @@ final class SMTPSink: @unchecked Sendable {
 
     /// aiosmtpd is there (when a test must not be skipped, it runs and fails saying so).
     static var runnable: Bool {
-        let found = try? runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", "import aiosmtpd"])
+        let found = try? runProcess(
+            (programOnPath("python3") ?? URL(fileURLWithPath: "/usr/bin/python3")), ["-c", "import aiosmtpd"])
         return found?.status == 0 || SystemPrograms.required
     }
 

@@ -179,7 +179,16 @@ struct OpenAPITypesTests {
             events: [GroupEventView(id: 8, kind: "baton_taken", at: "2026-11-28T09:05:00Z", holder: "bob")], lastID: 8),
         "Run": run,
         "RunList": RunList(runs: [run], nextCursor: "c"),
+        "Notification": notification,
+        "NotificationList": NotificationList(notifications: [notification], unread: 1, next: 41),
+        "NotificationsRead": NotificationsRead(upTo: 42),
+        "NotificationCount": NotificationCount(unread: 0),
     ]
+
+    static let notification = NotificationView(
+        id: 42, kind: "kudos", at: "2026-11-28T09:00:00Z", read: false, text: "bob gave kudos to your run.",
+        href: "/runs/0f8fad5b-d9cb-469f-a165-70867728950e", actor: "bob", group: 7,
+        run: "0f8fad5b-d9cb-469f-a165-70867728950e")
 
     static let document: JSONObject = {
         (try? JSONParser.parse(OpenAPIDocument.json))?.objectValue ?? JSONObject()

@@ -53,6 +53,16 @@ extension PageMakers {
             }
         }
         page.form = form
+        // Without a reminder on the error page; with one (and e-mail) on the other.
+        var reminder = ReminderForm(
+            error ? nil : Reminder(days: [1, 3, 5], minute: 450, mail: true, calendarKey: "0123abcd"),
+            mailing: !error, origin: "https://club.example")
+        reminder.action = t(reminder.action)
+        reminder.time = t(reminder.time)
+        reminder.days = reminder.days.map { .init(name: t($0.name), label: t($0.label), on: $0.on) }
+        reminder.calendar = reminder.calendar.map(t)
+        reminder.delete = reminder.delete.map(t)
+        page.reminder = reminder
         return page
     }
 

@@ -138,6 +138,14 @@ private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_ac
         symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
 }()
 
+/// Closes, in a child spawned with `actions`, every descriptor from 3 up: a test process holds
+/// sockets (PostgreSQL connections among them) that are not close-on-exec, and a child that
+/// inherited them would keep them open after the test closed its own (a sink that outlives its
+/// test held 78 of PostgreSQL's connection slots so).
+public func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    _ = closeFrom?(&actions, 3)
+}
+
 /// A free TCP (or UDP) port on the loopback interface (bound, read and released: good enough for tests
 /// that start a server on it right away).
 public func freeLoopbackPort(udp: Bool = false) -> UInt16 {

@@ -48,6 +48,11 @@ enum SitePath: Equatable {
     case unsubscribe(token: String, topic: String)
     /// "Forgot your password": a reset link by e-mail, when the store sends e-mail.
     case forgot
+    /// POST: the person's reminder to run, set or removed.
+    case reminder
+    case reminderDelete
+    /// The person's private calendar feed.
+    case calendar(key: String)
     case friends
     /// POST: one of the friends page's buttons, for the account `id`.
     case friendAction(Int64, FriendAction)
@@ -156,6 +161,9 @@ enum SitePath: Equatable {
         case .unsubscribe(let token, let topic):
             "/unsubscribe/" + Self.percentEncode(token) + Self.query("topic", topic)
         case .forgot: "/forgot"
+        case .reminder: "/me/reminder"
+        case .reminderDelete: "/me/reminder/delete"
+        case .calendar(let key): "/me/calendar.ics" + Self.query("key", key)
         case .friends: "/friends"
         case .friendAction(let id, let action): "/friends/\(id)/\(action.rawValue)"
         case .defaultAudience: "/settings/visibility"

@@ -100,7 +100,8 @@ public enum StoreApplication {
         if let mail = configuration.mail {
             app.addServices(
                 Mailer(
-                    repository: repository, configuration: mail, origin: { services.origin }, now: now, logger: logger,
+                    repository: repository, configuration: mail, origin: { services.origin }, now: now,
+                    goals: { try await services.goalLines($0) }, logger: logger,
                     ready: mailReady))
         }
         return app

@@ -11,6 +11,8 @@ struct GoalsPage: PageModel {
     var frame: Frame
     var goals: [GoalCard]
     var form: Form
+    /// The reminder to run, and the calendar feed.
+    var reminder: ReminderForm?
 
     struct Form: Sendable, Equatable {
         var action = SitePath.goals.path
@@ -80,9 +82,13 @@ struct GoalsPage: PageModel {
 extension WebPages {
     func registerGoalPages(_ router: PageRouter) {
         @Sendable func page(_ account: Account, chosen: [String: String] = [:]) async throws -> GoalsPage {
-            GoalsPage(
+            var page = GoalsPage(
                 try await services.goalProgress(account, viewer: account.id, now: services.now()),
                 reader: Reader(account), viewer: account.username, chosen: chosen)
+            page.reminder = ReminderForm(
+                try await services.repository.reminder(account: account.id),
+                mailing: services.configuration.mail != nil, origin: services.origin)
+            return page
         }
         router.signedIn(.get, "/me/goals", next: { $0.uri.path }) { _, _, account in
             Self.render(try await page(account))

@@ -15,6 +15,8 @@ struct Mailer: Service {
     /// The store's address, for the links in messages (known once the server listens).
     let origin: @Sendable () -> String
     let now: @Sendable () -> WallInstant
+    /// A person's goals, a line each, for their reminder e-mails.
+    let goals: @Sendable (Account) async throws -> [String]
     let logger: Logger
     /// Yields once the schema is up to date (nil: it already is).
     let ready: AsyncStream<Void>?
@@ -39,6 +41,9 @@ struct Mailer: Service {
                 while try await repository.composeMail(from: configuration.smtp.from, origin: origin(), now: now()) > 0,
                     !Task.isCancelled
                 {}
+                for (account, _) in try await repository.dueReminders(now: now()) {
+                    try await remind(account)
+                }
                 for mail in try await repository.claimMail(now: now(), hold: configuration.timeout * 2) {
                     await send(mail, client)
                 }
@@ -57,6 +62,28 @@ struct Mailer: Service {
                 }
             }
             try? await Task.sleep(for: configuration.interval)
+        }
+    }
+
+    /// A reminder's e-mail: the day's and the week's goals as they stand, into the outbox.
+    private func remind(_ account: Account) async throws {
+        guard MailMessages.deliverable(account.email) else { return }
+        let lines = try await goals(account)
+        let origin = self.origin()
+        let text = """
+            Time to run, \(account.username)!
+
+            \((lines.isEmpty ? ["You have no goals set: set one at \(origin + SitePath.goals.path)"] : lines).joined(separator: "\n"))
+
+            --
+            You asked Handoff to remind you. Change or remove the reminder: \(origin + SitePath.goals.path)
+            """
+        try await repository.write { db in
+            try await StoreRepository.enqueueMail(
+                db, account: account.id, topic: "reminder", to: account.email,
+                message: MailMessages.message(
+                    from: configuration.smtp.from, to: account.email, subject: "Time to run", text: text,
+                    unsubscribe: nil, now: now()), now: now())
         }
     }
 

@@ -81,5 +81,21 @@ extension Schema {
                 ALTER TABLE account ADD COLUMN mail_token TEXT;
                 CREATE UNIQUE INDEX account_mail_token ON account (mail_token)
                 """),
+        // Each person's reminder to run (Reminders/): ISO weekdays ("1,3,5") and minutes after
+        // local midnight; `next_ns` is when its next e-mail is due (NULL: none), and
+        // `calendar_key` the secret of their calendar feed.
+        Migration(
+            version: 32, name: "reminders",
+            sql: """
+                CREATE TABLE reminder (
+                    account_id INT PRIMARY KEY REFERENCES account (id) ON DELETE CASCADE,
+                    days TEXT NOT NULL,
+                    minute INT NOT NULL,
+                    mail INT NOT NULL,
+                    next_ns INT,
+                    calendar_key TEXT NOT NULL UNIQUE
+                );
+                CREATE INDEX reminder_due ON reminder (next_ns) WHERE next_ns IS NOT NULL
+                """),
     ]
 }

@@ -26,6 +26,7 @@ struct WebPages {
         registerFriendPages(pages)
         registerNotificationPages(pages)
         registerMailPages(pages)
+        registerReminderPages(pages)
         registerSocialPages(pages)
         registerPeoplePages(pages)
         registerEntryPage(pages)
