@@ -63,6 +63,30 @@ final class RawSocket: @unchecked Sendable {
         }
     }
 
+    /// Reads until what came holds `text` (or the connection closes, or `seconds` pass); returns
+    /// what came up to and including it, leaving nothing unread but what followed in the same read.
+    func readText(until text: String, seconds: Double) async -> String {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var received: [UInt8] = []
+                var byte: UInt8 = 0
+                let deadline = Date().addingTimeInterval(seconds)
+                let wanted = Array(text.utf8)
+                while received.count < wanted.count || Array(received.suffix(wanted.count)) != wanted {
+                    let left = deadline.timeIntervalSinceNow
+                    guard left > 0 else { break }
+                    var wait = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
+                    let ready = poll(&wait, 1, Int32(left * 1000) + 1)
+                    if ready < 0 && errno == EINTR { continue }
+                    guard ready > 0 else { continue }
+                    guard read(self.fd, &byte, 1) == 1 else { break }
+                    received.append(byte)
+                }
+                continuation.resume(returning: String(decoding: received, as: UTF8.self))
+            }
+        }
+    }
+
     /// Sends a whole request with `Connection: close` and returns the reply's status and body.
     static func exchange(port: Int, _ request: String) async throws -> (status: Int, body: String) {
         let socket = try RawSocket(port: port)
