@@ -80,6 +80,9 @@ enum LEDPattern: String, CaseIterable, Sendable {
     case recording
     /// Uploading runs to the store: an even 2 Hz blink.
     case syncing
+    /// The baton is this runner's (passed to them, as the store said at the latest sync): three
+    /// quick flashes every 3 s.
+    case batonYours = "baton_yours"
     /// Nothing to do: a 50 ms blip every 5 s (the pack is alive).
     case idle
 
@@ -92,6 +95,7 @@ enum LEDPattern: String, CaseIterable, Sendable {
         case .sensorsMissing: [(true, 100), (false, 200), (true, 100), (false, 1600)]
         case .recording: [(true, 1000)]
         case .syncing: [(true, 250), (false, 250)]
+        case .batonYours: [(true, 150), (false, 150), (true, 150), (false, 150), (true, 150), (false, 2250)]
         case .idle: [(true, 50), (false, 4950)]
         }
     }
@@ -130,6 +134,7 @@ enum LEDPattern: String, CaseIterable, Sendable {
             return .recording
         }
         if state.syncing { return .syncing }
+        if state.batonYours { return .batonYours }
         if noFix { return .waitingForGPS }
         if missing { return .sensorsMissing }
         return .idle
@@ -142,4 +147,6 @@ struct PanelState: Sendable {
     var gpsConfigured: Bool
     var syncing: Bool
     var journalFailing: Bool
+    /// The store said at the latest contact that the baton is this runner's.
+    var batonYours = false
 }

@@ -150,7 +150,8 @@ final class PanelService: Service, Sendable {
         let failing = await engine.failedCommits > 0
         let syncing = await sync?.isTalkingToStore ?? false
         let state = PanelState(
-            status: status, gpsConfigured: gpsConfigured, syncing: syncing, journalFailing: failing)
+            status: status, gpsConfigured: gpsConfigured, syncing: syncing, journalFailing: failing,
+            batonYours: await sync?.isBatonYours ?? false)
         let next = LEDPattern.resolve(state)
         let changed = shown.withLock { current in
             guard current != next else { return false }

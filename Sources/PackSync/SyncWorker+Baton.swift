@@ -65,7 +65,9 @@ extension SyncWorker {
         do {
             let group = try await batonGroup(client)
             switch try await client.takeBaton(group: group) {
-            case .taken: return .held(group: group, message: "You hold the baton: this run is your relay leg.")
+            case .taken:
+                passes.baton = BatonSeen(yours: true, asked: now())
+                return .held(group: group, message: "You hold the baton: this run is your relay leg.")
             case .held(let message): return .solo(group: group, message: "Running solo: \(message).")
             }
         } catch {
@@ -90,6 +92,7 @@ extension SyncWorker {
             let group = try await batonGroup(client)
             let (state, legs) = try await client.baton(group: group)
             var report = Self.report(group: group, state: state, legs: legs, username: link.username)
+            passes.baton = BatonSeen(yours: report.youHold, asked: now())
             if let recording, report.youHold {
                 report.message = "You hold the baton: run \(recording), being recorded, is your relay leg."
             } else if let recording, state.holder == nil {
@@ -128,11 +131,34 @@ extension SyncWorker {
             let group = try await batonGroup(client)
             let state = try await client.passBaton(group: group, to: member)
             var report = Self.report(group: group, state: state, legs: [], username: link.username)
+            passes.baton = BatonSeen(yours: report.youHold, asked: now())
             report.message = "Passed the baton to \(state.holder ?? member ?? "the next runner")."
             return report
         } catch {
             throw SyncError(code: error.code, message: error.message)
         }
+    }
+
+    /// How often a pack that is home with nothing to upload asks the store whose the baton is.
+    static let batonLookSeconds: Int64 = 300
+
+    /// After a look at the outbox: asks the store whose the baton is, when the look uploaded runs
+    /// or the last answer is older than `batonLookSeconds`, so the LED says when the baton was
+    /// passed to this runner. Quietly nothing when the store cannot say (no group, no network).
+    func lookAtBaton(uploaded: Bool) async {
+        guard let client = quickClient, let link, (configuration.batonGroup ?? link.groupID) != nil || uploaded
+        else { return }
+        let now = now()
+        if !uploaded, let asked = passes.baton.asked,
+            now.nanosecondsSinceEpoch - asked.nanosecondsSinceEpoch < Self.batonLookSeconds * 1_000_000_000
+        {
+            return
+        }
+        guard let group = try? await batonGroup(client), let state = try? await client.baton(group: group).0
+        else { return }
+        let yours = state.holder != nil && state.holder == link.username
+        if yours && !passes.baton.yours { logger.info("The baton is this runner's: the LED says so") }
+        passes.baton = BatonSeen(yours: yours, asked: now)
     }
 
     static func report(

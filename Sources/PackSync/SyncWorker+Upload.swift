@@ -37,6 +37,7 @@ extension SyncWorker {
         }
         guard !due.isEmpty else {
             await uploadSteps(client: client)
+            await lookAtBaton(uploaded: false)
             prune()
             return
         }
@@ -61,6 +62,7 @@ extension SyncWorker {
         }
         passes.current = nil
         await uploadSteps(client: client)
+        await lookAtBaton(uploaded: true)
     }
 
     /// The store did not answer the look a person asked for: they read it per run, now and in

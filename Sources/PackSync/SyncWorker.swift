@@ -160,6 +160,9 @@ public actor SyncWorker {
     /// reads no journal, unlike `status()`).
     public var isTalkingToStore: Bool { passes.talkingToStore }
 
+    /// The baton is this runner's, as the store last said: the LED's "baton yours".
+    public var isBatonYours: Bool { passes.baton.yours }
+
     public func status() -> SyncStatus {
         let waiting = (try? database.outboxWaiting()) ?? []
         let totals = try? database.outboxTotals()

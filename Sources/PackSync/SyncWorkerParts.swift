@@ -67,6 +67,8 @@ struct Passes {
     /// The runs uploaded in the latest look that uploaded any, and that look's number.
     private(set) var recent: [UploadedRun] = []
     private var recentPass = -1
+    /// What the store last said of the baton: this runner's or not, and when it was asked.
+    var baton = BatonSeen()
 
     mutating func allowAnywhereOnce() { anywhereNext = true }
 
@@ -105,6 +107,13 @@ struct Passes {
         PassActivity(
             uploaded: uploaded, alreadyStored: alreadyStored, passes: finished, looking: underWay, recent: recent)
     }
+}
+
+/// Whether the baton was this runner's when the store last said (at a sync, at `handoff baton`,
+/// at a start), for the LED (issue 35: the pack hears that the baton was passed to its runner).
+struct BatonSeen {
+    var yours = false
+    var asked: WallInstant?
 }
 
 /// The looks a person asked for (`handoff sync`): the latest number given out, the one the next

@@ -52,6 +52,10 @@ struct NotificationTests {
             harness.clock.advance(seconds: 3_700)  // bob's one-hour lease runs out; the next write says so
             #expect(try await client.call(.get, baton, token: ada).status == .ok)
             #expect(try await client.call(.post, baton + "/take", token: ada).status == .ok)
+            // ada passes to bob (told), bob to cleo (not told: she blocked him).
+            #expect(try await client.call(.post, baton + "/pass", token: ada, send: BatonPass(to: "bob")).status == .ok)
+            #expect(
+                try await client.call(.post, baton + "/pass", token: bob, send: BatonPass(to: "cleo")).status == .ok)
             #expect(
                 try await client.call(.post, "/v1/friends", token: dan, send: FriendAsk(username: "ada")).status == .ok)
 
@@ -76,7 +80,7 @@ struct NotificationTests {
                 ])
             #expect(
                 try await Self.told(client, bob) == [
-                    "baton_released ada", "goal_reached -", "kudos ada", "comment ada",
+                    "baton_released ada", "baton_passed ada", "goal_reached -", "kudos ada", "comment ada",
                 ])
             // cleo blocked bob: his expired baton is not news to her; ada's release is.
             #expect(try await Self.told(client, cleo) == ["baton_released ada", "goal_reached -"])
@@ -84,7 +88,7 @@ struct NotificationTests {
 
             // In words, with the page each is about; markup in a group's name is only text.
             let bobs = try await Self.list(client, bob)
-            #expect(bobs.unread == 4 && bobs.next == nil)
+            #expect(bobs.unread == 5 && bobs.next == nil)
             let words = Dictionary(uniqueKeysWithValues: bobs.notifications.map { ($0.kind, $0) })
             #expect(words["baton_released"]?.text == "ada set the baton down in Night <owls>: it is free.")
             #expect(
@@ -102,12 +106,12 @@ struct NotificationTests {
             let page1 = try await Self.list(client, bob, query: "?limit=3")
             #expect(page1.notifications.count == 3 && page1.next == page1.notifications.last?.id)
             let page2 = try await Self.list(client, bob, query: "?limit=3&before=\(page1.next ?? 0)")
-            #expect(page2.notifications.map(\.kind) == ["baton_released"] && page2.next == nil)
+            #expect(page2.notifications.map(\.kind) == ["baton_passed", "baton_released"] && page2.next == nil)
             let upTo = try #require(page2.notifications.first?.id)
             let marked = try await client.call(
                 .post, "/v1/notifications/read", token: bob, send: NotificationsRead(upTo: upTo))
             #expect(try marked.decode(NotificationCount.self).unread == 3)
-            #expect(try await Self.list(client, bob).notifications.map(\.read) == [false, false, false, true])
+            #expect(try await Self.list(client, bob).notifications.map(\.read) == [false, false, false, true, true])
             let all = try await client.call(.post, "/v1/notifications/read", token: bob, json: [String: Int]())
             #expect(try all.decode(NotificationCount.self).unread == 0)
             #expect(try await Self.list(client, ada).unread == 4, "bob's reading is bob's alone")
@@ -122,6 +126,9 @@ struct NotificationTests {
             let bad = try await client.call(.get, "/v1/notifications?before=0", token: ada)
             #expect(bad.status == .unprocessableContent && bad.errorCode == "invalid_before")
             #expect(try await client.call(.get, "/v1/notifications?limit=201", token: ada).errorCode == "invalid_limit")
+            let zero = try await client.call(
+                .post, "/v1/notifications/read", token: ada, send: NotificationsRead(upTo: 0))
+            #expect(zero.status == .unprocessableContent && zero.errorCode == "invalid_up_to")
             #expect(try await client.call(.get, "/v1/notifications").status == .unauthorized)
             let device = try await DeviceTests.link(client, ada)
             #expect(try await client.call(.get, "/v1/notifications", token: device).errorCode == "wrong_scope")

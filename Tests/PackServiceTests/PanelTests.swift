@@ -135,6 +135,10 @@ struct LEDPatternTests {
         case .sensorsMissing:
             #expect(lit.map(\.0) == [0, 300, 2000, 2300, 4000, 4300, 6000, 6300, 8000, 8300])
             #expect(lit.allSatisfy { $0.1 - $0.0 == 100 })
+        case .batonYours:
+            // Three 150 ms flashes, 150 ms apart, every 3 s.
+            #expect(lit.map(\.0) == [0, 300, 600, 3000, 3300, 3600, 6000, 6300, 6600, 9000, 9300, 9600])
+            #expect(lit.allSatisfy { $0.1 - $0.0 == 150 })
         }
         // The time to the next change is exact: the level holds until then and flips at it.
         for t in stride(from: 0, to: 6000, by: 7) {
@@ -147,7 +151,7 @@ struct LEDPatternTests {
 
     static func state(
         _ run: SessionState, fix: GPSFix = .threeD, sensors: [(String, SensorLink?)] = [], syncing: Bool = false,
-        failing: Bool = false, gps: Bool = true
+        failing: Bool = false, gps: Bool = true, baton: Bool = false
     ) -> PanelState {
         let report = StatusReport(
             state: run, gps: GPSReport(fix: fix),
@@ -157,7 +161,8 @@ struct LEDPatternTests {
                     fresh: $0.1 == .connected, inGap: false,
                     payloads: SensorPayloadsReport(decoded: 0, skipped: 0, rejected: 0, lastError: nil))
             }, recoveredRuns: [], version: "test")
-        return PanelState(status: report, gpsConfigured: gps, syncing: syncing, journalFailing: failing)
+        return PanelState(
+            status: report, gpsConfigured: gps, syncing: syncing, journalFailing: failing, batonYours: baton)
     }
 
     @Test("The pattern follows the state, by priority")
@@ -176,6 +181,13 @@ struct LEDPatternTests {
         #expect(LEDPattern.resolve(Self.state(.paused, fix: .none, sensors: strapGone)) == .paused)
         #expect(LEDPattern.resolve(Self.state(.paused, failing: true)) == .error)
         #expect(LEDPattern.resolve(Self.state(.finished)) == .idle)
+        // The baton passed to this runner: shown when idle, over a missing fix or strap, under
+        // a sync under way and under anything while recording.
+        #expect(LEDPattern.resolve(Self.state(.idle, baton: true)) == .batonYours)
+        #expect(LEDPattern.resolve(Self.state(.idle, fix: .none, sensors: strapGone, baton: true)) == .batonYours)
+        #expect(LEDPattern.resolve(Self.state(.idle, syncing: true, baton: true)) == .syncing)
+        #expect(LEDPattern.resolve(Self.state(.recording, sensors: strapOn, baton: true)) == .recording)
+        #expect(LEDPattern.resolve(Self.state(.finished, baton: true)) == .batonYours)
     }
 }
 

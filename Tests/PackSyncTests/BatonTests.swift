@@ -52,8 +52,25 @@ struct PackBatonTests {
             try await adaPack.waitUntilSynced()
             await adaPack.worker.stop()
             await worker.value
+            #expect(await adaPack.worker.isBatonYours, "hers, as the store said at her sync")
             let passed = try await adaPack.worker.passBaton(to: nil)
             #expect(passed.holder == "bruno" && passed.message == "Passed the baton to bruno.")
+            #expect(await !adaPack.worker.isBatonYours)
+
+            // Bruno's pack hears it at its next sync (issue 35): the LED's "baton yours".
+            #expect(await !bobPack.worker.isBatonYours)
+            let bobRun = try bobPack.addRuns(1, first: nowWall.advanced(byNanoseconds: 1_500_000_000), random: &random)
+            #expect(bobRun.count == 1)
+            let bobWorker = Task { await bobPack.worker.run() }
+            try await bobPack.waitUntilSynced()
+            // The look at the baton ends the pass that uploaded the run.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while await !bobPack.worker.isBatonYours, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(await bobPack.worker.isBatonYours, "bruno's pack heard the baton is his")
+            await bobPack.worker.stop()
+            await bobWorker.value
             let progress = try await store.progress(ada, group: group.id)
             let legs = progress.legs
             #expect(legs.last?.runner == "adele" && legs.last?.runs == 1)

@@ -21,6 +21,11 @@ struct NotificationRoutes {
         router.post("/v1/notifications/read") { request, context -> NotificationCount in
             let account = try await services.caller(request).account
             let read = try await request.json(NotificationsRead.self, context)
+            if let upTo = read.upTo, upTo < 1 {
+                throw StoreError(
+                    .unprocessableContent, "invalid_up_to",
+                    "up_to is the number of a notification (the newest to mark read), 1 or more")
+            }
             let unread = try await services.repository.markNotificationsRead(
                 account: account.id, upTo: read.upTo, now: services.now())
             return NotificationCount(unread: unread)
