@@ -53,6 +53,8 @@ struct PackBatonTests {
             await adaPack.worker.stop()
             await worker.value
             #expect(await adaPack.worker.isBatonYours, "hers, as the store said at her sync")
+            // Bruno's pack has just asked (adele's): only a sync that uploads asks again within 5 min.
+            #expect(try await !bobPack.worker.batonStatus().youHold)
             let passed = try await adaPack.worker.passBaton(to: nil)
             #expect(passed.holder == "bruno" && passed.message == "Passed the baton to bruno.")
             #expect(await !adaPack.worker.isBatonYours)
