@@ -76,8 +76,9 @@ struct DaemonSyncTests {
             network = "always"
             retry_min_s = 0.05
             retry_max_s = 0.5
-            timeout_s = 5
-            # The store shares two cores with its load tests: give the baton's take its time.
+            timeout_s = 20
+            # The store shares two cores with its load tests: give the baton's take its time (and
+            # `handoff baton`'s two reads: at 5 s one was seen to time out in the store pass).
             baton_timeout_s = 30
             """.write(toFile: directory.path + "/handoff.toml", atomically: true, encoding: .utf8)
             let socket = directory.path + "/control.sock"
