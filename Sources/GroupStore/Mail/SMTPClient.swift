@@ -131,9 +131,13 @@ struct SMTPClient: Sendable {
                 _ = try await expect("STARTTLS", 220...220)
                 var tls = TLSConfiguration.makeClientConfiguration()
                 if let file = configuration.trustedCertificates { tls.trustRoots = .file(file) }
-                let handler = try NIOSSLClientHandler(
-                    context: try NIOSSLContext(configuration: tls), serverHostname: configuration.host)
-                try await channel.channel.pipeline.addHandler(handler, position: .first)
+                let context = try NIOSSLContext(configuration: tls)
+                let host = configuration.host
+                // Made and added on the channel's own event loop: the handler is not Sendable.
+                try await channel.channel.eventLoop.submit {
+                    try channel.channel.pipeline.syncOperations.addHandler(
+                        try NIOSSLClientHandler(context: context, serverHostname: host), position: .first)
+                }.get()
                 try await say("EHLO handoff-store")
                 extensions = try await expect("EHLO after STARTTLS", 250...250)
             }
