@@ -11,7 +11,7 @@ import Testing
 /// certificate made for the test), whose messages Python's own e-mail parser reads back.
 final class SMTPSink: @unchecked Sendable {
     let directory: TemporaryDirectory
-    let port: Int
+    private(set) var port = 0
     let certificate: String
     private let process: SpawnedProcess
 
@@ -37,7 +37,7 @@ final class SMTPSink: @unchecked Sendable {
 
     /// `mode`: accept, refuse or hang; `port` 0 for any; `keys` from an earlier sink, to keep one
     /// certificate across sinks on the same port.
-    init(mode: String = "accept", port: Int = 0, keys: TemporaryDirectory? = nil) throws {
+    private init(mode: String, port: Int, keys: TemporaryDirectory?) throws {
         directory = try keys ?? TemporaryDirectory()
         certificate = directory.file("cert.pem").path
         if keys == nil {
@@ -57,18 +57,28 @@ final class SMTPSink: @unchecked Sendable {
                 directory.file("mail").path, "--cert", certificate, "--key", directory.file("key.pem").path, "--user",
                 "handoff", "--password", "secret word", "--mode", mode, "--port", String(port),
             ], environment: ProcessInfo.processInfo.environment)
-        var listening: Int?
-        for _ in 0..<1_500 where listening == nil {
-            listening = process.printed.split(separator: "\n").first { $0.hasPrefix("port ") }.flatMap {
-                Int($0.dropFirst(5))
-            }
-            if listening == nil { usleep(20_000) }
-        }
-        guard let listening else { throw Failure(description: "scripts/smtp-sink did not start: \(process.printed)") }
-        self.port = listening
     }
 
     struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// Starts a sink and waits (without holding a thread of the test pool) until it listens.
+    static func start(
+        mode: String = "accept", port: Int = 0, keys: TemporaryDirectory? = nil
+    ) async throws
+        -> SMTPSink
+    {
+        let sink = try SMTPSink(mode: mode, port: port, keys: keys)
+        for _ in 0..<1_500 {
+            if let listening = sink.process.printed.split(separator: "\n").first(where: { $0.hasPrefix("port ") })
+                .flatMap({ Int($0.dropFirst(5)) })
+            {
+                sink.port = listening
+                return sink
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Failure(description: "scripts/smtp-sink did not start: \(sink.process.printed)")
+    }
 
     /// aiosmtpd is there (when a test must not be skipped, it runs and fails saying so).
     static var runnable: Bool {
@@ -119,7 +129,7 @@ struct MailTests {
         "a notification by e-mail over STARTTLS and AUTH: headers, words, link; one-click unsubscribe per topic; the choices page; a password reset link",
         arguments: Backend.available)
     func notificationMail(_ backend: Backend) async throws {
-        let sink = try SMTPSink()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         var harness = try StoreHarness(backend, transport: .live)
         harness.configuration.mail = try sink.mail()
@@ -212,7 +222,7 @@ struct MailTests {
         "a hanging SMTP server, then one that refuses, delay no request; the message waits in the outbox and goes once the server takes it"
     )
     func failingServer() async throws {
-        let hanging = try SMTPSink(mode: "hang")
+        let hanging = try await SMTPSink.start(mode: "hang")
         var live = try StoreHarness(.sqlite, transport: .live)
         live.configuration.mail = try hanging.mail(timeout: .seconds(60))
         let harness = live
@@ -246,7 +256,7 @@ struct MailTests {
             try await Self.waitUntil { try await outbox().first?.failure != nil }
             #expect(try await outbox().first?.sent == false)
             // Back, but refusing (451): tried again after the minute, it fails again.
-            let refusing = try SMTPSink(mode: "refuse", port: hanging.port, keys: hanging.directory)
+            let refusing = try await SMTPSink.start(mode: "refuse", port: hanging.port, keys: hanging.directory)
             harness.clock.advance(seconds: 61)
             try await Self.waitUntil {
                 let row = try await outbox().first
@@ -254,7 +264,7 @@ struct MailTests {
             }
             refusing.stop()
             // Then accepting: after five more minutes it goes, once.
-            let accepting = try SMTPSink(port: hanging.port, keys: hanging.directory)
+            let accepting = try await SMTPSink.start(port: hanging.port, keys: hanging.directory)
             defer { accepting.stop() }
             harness.clock.advance(seconds: 301)
             let sent = try await accepting.waitFor(1)

@@ -150,7 +150,7 @@ struct ReminderTests {
     @Test(
         "the reminder's e-mail comes at its time, with the goals as they stand, once", .enabled(if: SMTPSink.runnable))
     func reminderMail() async throws {
-        let sink = try SMTPSink()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         var live = try StoreHarness(.sqlite, transport: .live)
         live.configuration.mail = try sink.mail()
