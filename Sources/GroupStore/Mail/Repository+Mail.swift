@@ -109,7 +109,7 @@ extension StoreRepository {
     /// Claims up to `batch` messages that are due: each is put off by `hold` first, so another
     /// instance (or this one, should it stop mid-send) tries it again only after that.
     func claimMail(now: WallInstant, hold: Duration, batch: Int = 10) async throws -> [OutboxMail] {
-        let held = now.advanced(byNanoseconds: Int64(hold.components.seconds) * nanosecondsPerSecond)
+        let held = now.advanced(byNanoseconds: min(hold.components.seconds, 86_400) * nanosecondsPerSecond)
         return try await write { db in
             let lock = db is PostgresSession ? "FOR UPDATE SKIP LOCKED" : ""
             return try await db.query(
