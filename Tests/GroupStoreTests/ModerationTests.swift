@@ -209,33 +209,38 @@ struct ModerationTests {
             account: ada.id, Profile(values: [.nickname: "Ada\u{1B}[31m"], levels: [.nickname: .public]))
         _ = try await repository.report(.profile(username: "ada"), reporter: 2, reason: "Odd name\nreally", now: now)
         let store = Products.url("handoff-store")
-        let list = try runProcess(store, ["moderation", "list", "--data", data], environment: [:])
+        let list = try await runProcessAsync(store, ["moderation", "list", "--data", data], environment: [:])
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.stdout.contains("#1  profile of ada, reported by bob"), "\(list.stdout)")
         #expect(
             list.stdout.contains("> Nickname: Ada?[31m") && !list.stdout.contains("\u{1B}"),
             "no escape reaches the terminal")
         #expect(list.stdout.contains("1 open report. Resolve one with"))
-        let json = try runProcess(store, ["moderation", "list", "--json", "--data", data], environment: [:])
+        let json = try await runProcessAsync(store, ["moderation", "list", "--json", "--data", data], environment: [:])
         let reports = try JSONDecoder().decode([StoredReport].self, from: Data(json.stdout.utf8))
         #expect(reports.map(\.reason) == ["Odd name\nreally"])
-        let wrong = try runProcess(store, ["moderation", "resolve", "1", "burn", "--data", data], environment: [:])
+        let wrong = try await runProcessAsync(
+            store, ["moderation", "resolve", "1", "burn", "--data", data], environment: [:])
         #expect(wrong.status != 0 && wrong.stderr.contains("hide, delete, suspend or dismiss"))
-        let resolved = try runProcess(
+        let resolved = try await runProcessAsync(
             store, ["moderation", "resolve", "1", "delete", "--data", data], environment: [:])
         #expect(resolved.status == 0 && resolved.stdout.contains("Report 1: deleted."), "\(resolved.stderr)")
         #expect(try await repository.profile(account: ada.id).values.isEmpty)
-        let twice = try runProcess(store, ["moderation", "resolve", "1", "delete", "--data", data], environment: [:])
+        let twice = try await runProcessAsync(
+            store, ["moderation", "resolve", "1", "delete", "--data", data], environment: [:])
         #expect(twice.status != 0 && twice.stderr.contains("was resolved"))
-        let none = try runProcess(store, ["moderation", "list", "--data", data], environment: [:])
+        let none = try await runProcessAsync(store, ["moderation", "list", "--data", data], environment: [:])
         #expect(none.stdout.contains("No open reports."))
-        let suspend = try runProcess(store, ["moderation", "suspend", "ada", "--data", data], environment: [:])
+        let suspend = try await runProcessAsync(
+            store, ["moderation", "suspend", "ada", "--data", data], environment: [:])
         let suspended = try await repository.isSuspended(ada.id)
         #expect(suspend.status == 0 && suspended)
-        let lift = try runProcess(store, ["moderation", "unsuspend", "ada", "--data", data], environment: [:])
+        let lift = try await runProcessAsync(
+            store, ["moderation", "unsuspend", "ada", "--data", data], environment: [:])
         let lifted = try await !repository.isSuspended(ada.id)
         #expect(lift.status == 0 && lifted)
-        let nobody = try runProcess(store, ["moderation", "suspend", "nobody", "--data", data], environment: [:])
+        let nobody = try await runProcessAsync(
+            store, ["moderation", "suspend", "nobody", "--data", data], environment: [:])
         #expect(nobody.status != 0 && nobody.stderr.contains("no runner has this username"))
     }
 }

@@ -72,7 +72,7 @@ struct PasswordResetTests {
             }(), now: { WallInstant(secondsSinceEpoch: Date().timeIntervalSince1970) })
         _ = try await service.signUp(
             email: "ada@example.org", username: "ada", password: "correct horse battery", address: "127.0.0.1")
-        let printed = try runProcess(
+        let printed = try await runProcessAsync(
             Products.url("handoff-store"),
             ["account", "reset-password", "ada", "--data", data, "--url", "https://club.example.org/"],
             environment: [:])
@@ -82,7 +82,7 @@ struct PasswordResetTests {
         #expect(printed.stderr.contains("give this link to ada only"))
         let token = String(link.dropFirst("https://club.example.org/reset/".count))
         #expect(try await repository.issuePasswordReset(username: "ada", now: .init(secondsSinceEpoch: 0)) != token)
-        let missing = try runProcess(
+        let missing = try await runProcessAsync(
             Products.url("handoff-store"), ["account", "reset-password", "nobody", "--data", data], environment: [:])
         #expect(missing.status != 0 && missing.stderr.contains("no account is named nobody"))
     }

@@ -240,7 +240,7 @@ struct AtomFeedTests {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             try reply.body.write(to: directory.file("feed.atom"))
-            let checked = try runProcess(
+            let checked = try await runProcessAsync(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 [
                     "python3", "-c",

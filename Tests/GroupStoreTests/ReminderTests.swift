@@ -53,8 +53,8 @@ struct ReminderTests {
         }
     }
 
-    static func read(_ ics: String) throws -> Read {
-        let result = try runProcess(
+    static func read(_ ics: String) async throws -> Read {
+        let result = try await runProcessAsync(
             (programOnPath("python3") ?? URL(fileURLWithPath: "/usr/bin/python3")),
             [Fixtures.repositoryRoot.appendingPathComponent("scripts/oracles/ics_oracle.py").path], stdin: ics)
         #expect(result.status == 0, "\(result.stderr)")
@@ -103,7 +103,7 @@ struct ReminderTests {
                 })
             let feed = try await client.call(.get, address)
             #expect(feed.status == .ok && feed.headers[.contentType] == "text/calendar; charset=utf-8")
-            let read = try Self.read(feed.text)
+            let read = try await Self.read(feed.text)
             #expect(read.version == "2.0" && read.name == "Handoff: time to run")
             #expect(read.missingTzids.isEmpty && read.longLines.isEmpty && read.bareNewlines == 0)
             let event = try #require(read.events.first)
@@ -122,7 +122,7 @@ struct ReminderTests {
             #expect(try await client.call(.get, String(forged)).status == .notFound)
             // Changing the reminder keeps the address; removing it ends it.
             _ = try await AccountPageTests.post(client, "/me/reminder", ["d7": "on", "time": "18:05"], cookie: cookie)
-            let changed = try Self.read(try await client.call(.get, address).text)
+            let changed = try await Self.read(try await client.call(.get, address).text)
             #expect(changed.events.first?.byday == ["SU"] && changed.events.first?.start.contains("T18:05:00") == true)
             let removed = try await AccountPageTests.post(client, "/me/reminder/delete", [:], cookie: cookie)
             #expect(removed.status == .seeOther)
@@ -131,7 +131,7 @@ struct ReminderTests {
     }
 
     @Test("in UTC, the event is in UTC with no time zone of its own")
-    func utc() throws {
+    func utc() async throws {
         let account = Account(
             id: 9, email: "a@example.org", username: "ada", passwordHash: "x",
             created: WallInstant(nanosecondsSinceEpoch: 0))
@@ -139,7 +139,7 @@ struct ReminderTests {
         let now = WallInstant(secondsSinceEpoch: 1_795_621_752)
         let ics = CalendarFeed.ics(reminder: reminder, account: account, progress: [], origin: "http://s", now: now)
         #expect(!ics.contains("VTIMEZONE"))
-        let read = try Self.read(ics)
+        let read = try await Self.read(ics)
         #expect(
             read.events.first?.start.hasSuffix("T06:05:00+00:00") == true && read.events.first?.byday == ["TU", "SA"])
         #expect(CalendarFeed.text("a,b;c\\d\ne") == "a\\,b\\;c\\\\d\\ne")

@@ -81,7 +81,7 @@ struct SettingsPageTests {
             let zipped = try TemporaryDirectory()
             defer { zipped.remove() }
             try export.body.write(to: zipped.file("export.zip"))
-            let checked = try runProcess(
+            let checked = try await runProcessAsync(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 ["python3", "-m", "zipfile", "-t", zipped.file("export.zip").path])
             #expect(
@@ -89,7 +89,7 @@ struct SettingsPageTests {
             #expect(names.contains("account.json") && names.contains("groups.json"))
             #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".fit") }.count == 1)
             #expect(names.filter { $0.hasPrefix("runs/") && $0.hasSuffix(".gpx") }.count == 1)
-            let account = try runProcess(
+            let account = try await runProcessAsync(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 [
                     "python3", "-c",

@@ -14,8 +14,8 @@ import Testing
 @Suite("Share cards and the share page")
 struct ShareTests {
     /// Python's XML parser on an SVG: every text, and the points of every polyline.
-    static func parse(_ svg: String) throws -> (texts: [String], lines: [String], size: [String]) {
-        let result = try runProcess(
+    static func parse(_ svg: String) async throws -> (texts: [String], lines: [String], size: [String]) {
+        let result = try await runProcessAsync(
             URL(fileURLWithPath: "/usr/bin/env"),
             [
                 "python3", "-c",
@@ -58,7 +58,7 @@ struct ShareTests {
             #expect(own.status == .ok && own.headers[.contentType]?.hasPrefix("image/svg+xml") == true)
             #expect(own.headers[.contentDisposition]?.hasPrefix("attachment") == true)
             #expect(own.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
-            let card = try Self.parse(own.text)
+            let card = try await Self.parse(own.text)
             #expect(card.size == ["1200", "630"])
             #expect(card.texts.contains("Hills & <b>\"heat\"</b>"), "the title, escaped and read back as written")
             #expect(
@@ -72,7 +72,7 @@ struct ShareTests {
                 facts.withoutEnds().track?.segments.first?.first != facts.track?.segments.first?.first,
                 "the ends are cut")
             // bob sees the run but not its map: a card without a route; dan and nobody: 404.
-            let friend = try Self.parse(
+            let friend = try await Self.parse(
                 try await client.call(.get, "/runs/\(uuid)/card.svg", headers: [.cookie: cookies["bob"]!]).text)
             #expect(friend.lines.isEmpty && friend.texts.contains("No map to show"))
             #expect(
@@ -101,7 +101,7 @@ struct ShareTests {
             let bad = try await AccountPageTests.post(
                 client, "/settings/week-goal", ["goal": "lots"], cookie: cookies["ada"]!)
             #expect(bad.status == .unprocessableContent && bad.text.contains("A weekly goal is a distance in km"))
-            let week = try Self.parse(
+            let week = try await Self.parse(
                 try await client.call(.get, "/me/week/card.svg", headers: [.cookie: cookies["ada"]!]).text)
             #expect(week.texts.contains("1") && week.texts.contains("5.76 km"), "without a goal: the runs")
             let set = try await AccountPageTests.post(
@@ -110,7 +110,7 @@ struct ShareTests {
             #expect(
                 try await client.call(.get, "/settings", headers: [.cookie: cookies["ada"]!]).text.contains(
                     "value=\"11.52\""))
-            let goal = try Self.parse(
+            let goal = try await Self.parse(
                 try await client.call(.get, "/me/week/card.svg", headers: [.cookie: cookies["ada"]!]).text)
             #expect(goal.texts.contains("50 %") && goal.lines.count == 1, "\(goal.texts)")
             let home = try await client.call(.get, "/", headers: [.cookie: cookies["ada"]!]).text

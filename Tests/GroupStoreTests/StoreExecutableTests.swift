@@ -98,7 +98,7 @@ struct StoreExecutableTests {
         #expect(!fileManager.fileExists(atPath: twin + "-unused"))
 
         // A wrong port is refused in words, before anything is made.
-        let refused = try runProcess(
+        let refused = try await runProcessAsync(
             Products.url("handoff-store"), [], environment: Self.environment(["HANDOFF_STORE_PORT": "eighty"]))
         #expect(refused.status != 0 && refused.stderr.contains("the port must be a number from 0 to 65535, not eighty"))
     }
@@ -139,7 +139,7 @@ struct StoreExecutableTests {
             throw error
         }
 
-        let refused = try runProcess(
+        let refused = try await runProcessAsync(
             Products.url("handoff-store"), ["--database", "mysql://root@127.0.0.1/club"],
             environment: Self.environment([:]))
         #expect(refused.status != 0 && refused.stderr.contains("postgres://"), "\(refused.stderr)")

@@ -21,7 +21,7 @@ struct StoreStartTests {
     @Test(
         "A port in use is refused in one sentence naming --port and HANDOFF_STORE_PORT, and the data directory is not made"
     )
-    func portInUse() throws {
+    func portInUse() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (fd, port) = try listenOnLoopback(backlog: 1)
@@ -29,12 +29,12 @@ struct StoreStartTests {
         let data = directory.file("data").path
         let sentence =
             "port \(port) on 127.0.0.1 is in use by another program: choose another with --port (or HANDOFF_STORE_PORT)"
-        let flagged = try runProcess(
+        let flagged = try await runProcessAsync(
             Products.url("handoff-store"), ["--port", "\(port)", "--data", data], environment: Self.environment([:]))
         Self.expectOneSentence(flagged, sentence)
         // The same through the twins, and the XDG default left alone.
         let xdg = directory.file("xdg").path
-        let twin = try runProcess(
+        let twin = try await runProcessAsync(
             Products.url("handoff-store"), [],
             environment: Self.environment(["HANDOFF_STORE_PORT": "\(port)", "XDG_DATA_HOME": xdg]))
         Self.expectOneSentence(twin, sentence)
@@ -45,7 +45,7 @@ struct StoreStartTests {
     @Test(
         "A data directory this user cannot make or write is refused in one sentence naming --data and HANDOFF_STORE_DATA, and nothing is made"
     )
-    func unwritableData() throws {
+    func unwritableData() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let locked = directory.file("locked").path
@@ -68,7 +68,7 @@ struct StoreStartTests {
             chmod(locked, 0o555)
         }
         defer { chmod(locked, 0o755) }
-        let result = try runProcess(command, arguments, environment: environment)
+        let result = try await runProcessAsync(command, arguments, environment: environment)
         Self.expectOneSentence(
             result,
             "the data directory \(data) cannot be made: \(locked) is not writable by this user: choose another with --data (or HANDOFF_STORE_DATA)"
@@ -78,7 +78,7 @@ struct StoreStartTests {
         // A file where the directory should be: the same flag, another reason.
         let file = directory.file("a-file").path
         _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
-        let onFile = try runProcess(
+        let onFile = try await runProcessAsync(
             Products.url("handoff-store"), ["--port", "\(port)"],
             environment: Self.environment(["HANDOFF_STORE_DATA": file + "/data"]))
         Self.expectOneSentence(
@@ -90,19 +90,19 @@ struct StoreStartTests {
     @Test(
         "A database URL that is not PostgreSQL's, or names a server that is not there, is one sentence naming --database; no SQLite is made"
     )
-    func badDatabaseURL() throws {
+    func badDatabaseURL() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let xdg = directory.file("xdg").path
         let port = freeLoopbackPort()
-        let wrong = try runProcess(
+        let wrong = try await runProcessAsync(
             Products.url("handoff-store"), ["--port", "\(port)", "--database", "mysql://root@127.0.0.1/club"],
             environment: Self.environment(["XDG_DATA_HOME": xdg]))
         Self.expectOneSentence(
             wrong,
             "the database URL must start with postgres:// or postgresql://: write it as postgres://handoff:PASSWORD@127.0.0.1:5432/handoff?sslmode=disable (percent-encode @ : / % in the user and password): fix --database (or HANDOFF_STORE_DATABASE)"
         )
-        let twin = try runProcess(
+        let twin = try await runProcessAsync(
             Products.url("handoff-store"), ["--port", "\(port)"],
             environment: Self.environment([
                 "XDG_DATA_HOME": xdg, "HANDOFF_STORE_DATABASE": "postgres://handoff@127.0.0.1",
@@ -112,7 +112,7 @@ struct StoreStartTests {
         #expect(twin.stderr.hasSuffix("fix --database (or HANDOFF_STORE_DATABASE)\n"))
         // A URL that reads well but reaches no server: the port nobody listens on.
         let closed = freeLoopbackPort()
-        let absent = try runProcess(
+        let absent = try await runProcessAsync(
             Products.url("handoff-store"),
             ["--port", "\(port)", "--database", "postgres://handoff@127.0.0.1:\(closed)/handoff"],
             environment: Self.environment(["XDG_DATA_HOME": xdg]))
@@ -126,8 +126,8 @@ struct StoreStartTests {
     }
 
     @Test("handoff-store --version prints the store's version")
-    func version() throws {
-        let result = try runProcess(Products.url("handoff-store"), ["--version"])
+    func version() async throws {
+        let result = try await runProcessAsync(Products.url("handoff-store"), ["--version"])
         #expect(result.status == 0 && result.stdout == StoreVersion.current + "\n")
     }
 }

@@ -51,7 +51,7 @@ extension DaemonSyncTests {
             _ = try await Self.until("handoffd") {
                 try client.send(.status, expecting: StatusReport.self)
             }
-            let link = try runProcess(
+            let link = try await runProcessAsync(
                 Products.url("handoff"),
                 ["link", "--store", proxy.url.absoluteString, "--no-wait", "--json", "--socket", socket])
             #expect(link.status == 0, "\(link.stderr)")
@@ -71,7 +71,8 @@ extension DaemonSyncTests {
                         start: nowWall.advanced(byNanoseconds: Int64(offset) * 1_000_000_000), seconds: 300)
                 )
                 .write(to: URL(fileURLWithPath: path))
-                let imported = try runProcess(Products.url("handoff"), ["import", path, "--json", "--socket", socket])
+                let imported = try await runProcessAsync(
+                    Products.url("handoff"), ["import", path, "--json", "--socket", socket])
                 #expect(imported.status == 0, "\(imported.stderr)")
                 ids.append(try ControlJSON.decode(RunReport.self, from: imported.stdout).id)
             }
@@ -82,9 +83,11 @@ extension DaemonSyncTests {
             #expect(
                 !status.activity.recent.isEmpty && status.activity.recent.allSatisfy { $0.countedIn == ["Relay club"] })
 
-            let shown = try runProcess(Products.url("handoff"), ["show", String(ids[0]), "--socket", socket])
+            let shown = try await runProcessAsync(
+                Products.url("handoff"), ["show", String(ids[0]), "--socket", socket])
             #expect(shown.stdout.contains("counted in Relay club"), "\(shown.stdout)")
-            let json = try runProcess(Products.url("handoff"), ["show", String(ids[0]), "--json", "--socket", socket])
+            let json = try await runProcessAsync(
+                Products.url("handoff"), ["show", String(ids[0]), "--json", "--socket", socket])
             let report = try ControlJSON.decode(RunReport.self, from: json.stdout)
             #expect(report.detail.countedIn == ["Relay club"] && report.detail.notCounted == [])
             #expect(json.stdout.contains(#""counted_in":["Relay club"]"#) && json.stdout.contains(#""not_counted":[]"#))
@@ -98,7 +101,7 @@ extension DaemonSyncTests {
             #expect(abs(before - stored.values.reduce(0, +)) < 0.01)
 
             // Synced: deleted on the store first, then on the pack; its distance leaves the total.
-            let deleted = try runProcess(
+            let deleted = try await runProcessAsync(
                 Products.url("handoff"), ["delete", String(ids[0]), "--yes", "--json", "--socket", socket])
             #expect(deleted.status == 0, "\(deleted.stderr)")
             let answer = try ControlJSON.decode(DeleteReport.self, from: deleted.stdout)
@@ -109,19 +112,19 @@ extension DaemonSyncTests {
 
             // The store cannot be reached: nothing is deleted, and the sentence says what to do.
             proxy.stop()
-            let refused = try runProcess(
+            let refused = try await runProcessAsync(
                 Products.url("handoff"), ["delete", String(ids[1]), "--yes", "--socket", socket])
             #expect(refused.status != 0)
             #expect(
                 refused.stderr.contains("nothing was deleted") && refused.stderr.contains("--local-only"),
                 "\(refused.stderr)")
-            let runs = try runProcess(Products.url("handoff"), ["runs", "--json", "--socket", socket])
+            let runs = try await runProcessAsync(Products.url("handoff"), ["runs", "--json", "--socket", socket])
             #expect(try ControlJSON.decode([RunReport].self, from: runs.stdout).map(\.id) == [ids[1]])
 
-            let local = try runProcess(
+            let local = try await runProcessAsync(
                 Products.url("handoff"), ["delete", String(ids[1]), "--yes", "--local-only", "--socket", socket])
             #expect(local.status == 0 && local.stdout.contains("on the pack only"), "\(local.stderr)")
-            let none = try runProcess(Products.url("handoff"), ["runs", "--json", "--socket", socket])
+            let none = try await runProcessAsync(Products.url("handoff"), ["runs", "--json", "--socket", socket])
             #expect(try ControlJSON.decode([RunReport].self, from: none.stdout).isEmpty)
             #expect(try await store.runs(token).count == 1, "--local-only leaves the store's copy")
         }

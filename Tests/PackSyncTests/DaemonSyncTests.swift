@@ -90,7 +90,7 @@ struct DaemonSyncTests {
             }
 
             // Link with the CLI, as a runner would; the person approves the code on the store.
-            let link = try runProcess(
+            let link = try await runProcessAsync(
                 Products.url("handoff"),
                 ["link", "--store", proxy.url.absoluteString, "--no-wait", "--json", "--socket", socket])
             #expect(link.status == 0, "\(link.stderr)")
@@ -136,23 +136,24 @@ struct DaemonSyncTests {
             #expect(before >= 1 && puts() - before == 1, "PUTs before the kill \(before), after \(puts() - before)")
 
             // `handoff sync status` says so, for people and for scripts.
-            let text = try runProcess(Products.url("handoff"), ["sync", "status", "--socket", socket])
+            let text = try await runProcessAsync(Products.url("handoff"), ["sync", "status", "--socket", socket])
             #expect(text.status == 0 && text.stdout.contains("every finished run is on the store"), "\(text.stdout)")
-            let json = try runProcess(Products.url("handoff"), ["sync", "status", "--json", "--socket", socket])
+            let json = try await runProcessAsync(
+                Products.url("handoff"), ["sync", "status", "--json", "--socket", socket])
             let decoded = try Self.decode(SyncStatusReport.self, json)
             #expect(decoded.outbox.synced == 1 && decoded.outbox.queued.isEmpty && decoded.link.linked)
 
             // `handoff start` takes the group's baton; it cannot be passed during the run.
-            let start = try runProcess(Products.url("handoff"), ["start", "--json", "--socket", socket])
+            let start = try await runProcessAsync(Products.url("handoff"), ["start", "--json", "--socket", socket])
             let recording = try Self.decode(CommandReport.self, start)
             #expect(
                 recording.state == .recording && recording.message.contains("You hold the baton"), "\(start.stdout)")
-            let baton = try runProcess(Products.url("handoff"), ["baton", "--json", "--socket", socket])
+            let baton = try await runProcessAsync(Products.url("handoff"), ["baton", "--json", "--socket", socket])
             let holding = try Self.decode(BatonReport.self, baton)
             #expect(holding.youHold && holding.holder == "kilian" && holding.group == Int64(group.id))
-            let pass = try runProcess(Products.url("handoff"), ["baton", "pass", "--socket", socket])
+            let pass = try await runProcessAsync(Products.url("handoff"), ["baton", "pass", "--socket", socket])
             #expect(pass.status != 0 && pass.stderr.contains("a run is being recorded"), "\(pass.stderr)")
-            #expect(try runProcess(Products.url("handoff"), ["stop", "--socket", socket]).status == 0)
+            #expect(try await runProcessAsync(Products.url("handoff"), ["stop", "--socket", socket]).status == 0)
             daemon.terminate()
             daemon.waitUntilExit()
         }

@@ -37,12 +37,7 @@ struct FirstHourSyncTests {
     /// Runs `handoff` on a thread of its own: the in-process store the pack talks to answers on
     /// the two-thread cooperative pool, which a test waiting on a process must not hold.
     func cli(_ arguments: [String]) async throws -> ProcessResult {
-        let handoff = self.handoff
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runProcess(handoff, arguments) })
-            }
-        }
+        try await runProcessAsync(handoff, arguments)
     }
 
     static func syncStatus(_ client: ControlClient) throws -> SyncStatusReport {

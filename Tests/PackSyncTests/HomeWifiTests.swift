@@ -225,13 +225,13 @@ struct HomeWifiTests {
         """.write(toFile: state, atomically: true, encoding: .utf8)
         // A link appearing is a kernel event like Wi-Fi associating: the reader looks again now,
         // not at its 5-minute check.
-        let added = try runProcess(ip, ["link", "add", name, "type", "veth", "peer", "name", name + "p"])
+        let added = try await runProcessAsync(ip, ["link", "add", name, "type", "veth", "peer", "name", name + "p"])
         guard added.status == 0 else { try Self.cannotRun("cannot add a veth pair (needs root): \(added.stderr)") }
         // Well inside the reader's 5-minute check: only the kernel's event can have made it look.
         let home = try await Self.within(120) { seen.withLock { $0.last?.ssid == "HomeNet" } }
         #expect(home != nil, "no read of iw after the kernel's event: \(seen.withLock { $0 })")
         try "Not connected.\n".write(toFile: state, atomically: true, encoding: .utf8)
-        _ = try runProcess(ip, ["link", "set", name, "up"])
+        _ = try await runProcessAsync(ip, ["link", "set", name, "up"])
         let away = try await Self.within(120) { seen.withLock { $0.last?.associated == false } }
         #expect(away != nil)
     }

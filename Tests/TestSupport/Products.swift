@@ -106,6 +106,27 @@ public func runProcess(
     )
 }
 
+/// `runProcess` from async code: the wait happens on a thread of its own, never on one of the
+/// cooperative pool's. That pool has one thread per core (two on CI): a test that waited on it
+/// for a child (`handoff sync`, `handoff delete`: each waits for the in-process store) left the
+/// store's own request handlers no thread to answer on, and the child timed out, in a pass where
+/// several such tests ran at once.
+public func runProcessAsync(
+    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
+    stdinBytes: Data? = nil, timeout: TimeInterval = 120
+) async throws -> ProcessResult {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(
+                with: Result {
+                    try runProcess(
+                        executable, arguments, environment: environment, stdin: stdin, stdinBytes: stdinBytes,
+                        timeout: timeout)
+                })
+        }
+    }
+}
+
 /// A system call that failed while starting a child.
 public struct SpawnError: Error, CustomStringConvertible {
     public var what: String

@@ -100,7 +100,7 @@ struct BestEffortsTests {
     @Test(
         "the shared fixtures' FIT files: our reader and search agree with fitdecode and numpy within 1 s",
         .enabled(if: HRVOracle.runnable))
-    func fixtures() throws {
+    func fixtures() async throws {
         let names = ["activity-small-fenix2-run.fit", "HrmPluginTestActivity.fit", "Activity.fit"]
         let urls = try names.map { try Fixtures.url("files/fit/\($0)") }
         struct Line: Decodable {
@@ -109,7 +109,7 @@ struct BestEffortsTests {
         }
         guard let python = programOnPath("python3") else { throw HRVOracle.Failed(description: "no python3") }
         let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/oracles/efforts_oracle.py")
-        let result = try runProcess(python, [script.path] + urls.map(\.path), timeout: 300)
+        let result = try await runProcessAsync(python, [script.path] + urls.map(\.path), timeout: 300)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try result.stdout.split(separator: "\n").map {
             try JSONDecoder().decode(Line.self, from: Data($0.utf8))

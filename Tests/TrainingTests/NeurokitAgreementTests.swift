@@ -50,16 +50,16 @@ struct NeurokitAgreementTests {
     }
 
     @Test("the FIT fixture's RR intervals are the ones fitdecode reads")
-    func fitIntervals() throws {
+    func fitIntervals() async throws {
         let url = try Fixtures.url("files/fit/HrmPluginTestActivity.fit")
         let ours = try FITReader.read(Array(Data(contentsOf: url))).rrIntervals.flatMap(\.intervals1024ths)
-        let theirs = try HRVOracle.fitIntervals(url)
+        let theirs = try await HRVOracle.fitIntervals(url)
         #expect(ours.count == theirs.count)
         for (a, b) in zip(ours, theirs) { #expect(abs(Double(a) * 1000 / 1024 - b) <= 0.5, "\(a)/1024 s vs \(b) ms") }
     }
 
     @Test("RMSSD and SDNN within 2 %, α1 of the series and of every window within 0.05")
-    func agreement() throws {
+    func agreement() async throws {
         let subjects = try Self.subjects()
         var cases: [HRVOracle.Case] = []
         var ours: [(rmssd: Double, sdnn: Double, alpha1: Double?, windows: [Double], corrected: Int)] = []
@@ -80,7 +80,7 @@ struct NeurokitAgreementTests {
                     fixed.artifacts
                 ))
         }
-        let answers = try HRVOracle.analyse(cases)
+        let answers = try await HRVOracle.analyse(cases)
         #expect(answers.count == subjects.count)
         for (answer, mine) in zip(answers, ours) {
             let name = answer.name
@@ -104,11 +104,11 @@ struct NeurokitAgreementTests {
     }
 
     @Test("the first pass of artifact detection flags the same beats, of the same kinds, as neurokit2's")
-    func sameArtifacts() throws {
+    func sameArtifacts() async throws {
         let subjects = try Self.subjects().filter { $0.raw.segmentStarts.count == 1 }
         // The FIT fixture's 5000 ms fillers (not beats) and the dropouts split those two.
         #expect(subjects.count == 3)
-        let answers = try HRVOracle.analyse(
+        let answers = try await HRVOracle.analyse(
             subjects.map {
                 HRVOracle.Case(
                     name: $0.name, raw: $0.raw.intervals, corrected: $0.raw.intervals, corrected_times: $0.raw.times,

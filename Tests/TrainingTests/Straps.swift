@@ -60,21 +60,21 @@ enum HRVOracle {
         var windows: [[Int]]
     }
 
-    static func analyse(_ cases: [Case]) throws -> [Answer] {
+    static func analyse(_ cases: [Case]) async throws -> [Answer] {
         struct Request: Encodable { var series: [Case] }
         struct Reply: Decodable { var series: [Answer] }
         let body = String(decoding: try JSONEncoder().encode(Request(series: cases)), as: UTF8.self)
-        return try JSONDecoder().decode(Reply.self, from: Data(run(["analyse"], stdin: body).utf8)).series
+        return try JSONDecoder().decode(Reply.self, from: Data(await run(["analyse"], stdin: body).utf8)).series
     }
 
-    static func fitIntervals(_ file: URL) throws -> [Double] {
+    static func fitIntervals(_ file: URL) async throws -> [Double] {
         struct Reply: Decodable { var rr: [Double] }
-        return try JSONDecoder().decode(Reply.self, from: Data(run(["fit", file.path]).utf8)).rr
+        return try JSONDecoder().decode(Reply.self, from: Data(await run(["fit", file.path]).utf8)).rr
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> String {
+    static func run(_ arguments: [String], stdin: String? = nil) async throws -> String {
         guard let python else { throw Failed(description: "python3 is not on PATH") }
-        let result = try runProcess(python, [script.path] + arguments, stdin: stdin, timeout: 600)
+        let result = try await runProcessAsync(python, [script.path] + arguments, stdin: stdin, timeout: 600)
         guard result.status == 0 else {
             throw Failed(
                 description:
