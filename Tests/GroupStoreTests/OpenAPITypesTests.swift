@@ -183,7 +183,24 @@ struct OpenAPITypesTests {
         "NotificationList": NotificationList(notifications: [notification], unread: 1, next: 41),
         "NotificationsRead": NotificationsRead(upTo: 42),
         "NotificationCount": NotificationCount(unread: 0),
+        "LivePoint": livePoint,
+        "LiveUpdate": LiveUpdate(sport: "run", startedAt: "2026-11-28T09:00:00Z", points: [livePoint], ended: true),
+        "LiveAccepted": LiveAccepted(run: "0f8fad5b-d9cb-469f-a165-70867728950e", accepted: 1, points: 12),
+        "LiveRun": LiveRunView(
+            run: "0f8fad5b-d9cb-469f-a165-70867728950e", runner: "ada", sport: "run", startedAt: "2026-11-28T09:00:00Z",
+            lastSeenAt: "2026-11-28T09:03:05Z", endedAt: "2026-11-28T09:40:00Z", distanceM: 540, mapShown: true,
+            points: [livePoint]),
+        "LiveLinkRequest": LiveLinkRequest(hours: 4),
+        "LiveLink": liveLink,
+        "LiveLinkList": LiveLinkList(links: [liveLink]),
     ]
+
+    static let livePoint = LivePoint(
+        elapsedS: 180, at: "2026-11-28T09:03:00Z", lat: 48.2049, lon: 16.37, distanceM: 540, speedMps: 3.1,
+        heartRate: 152)
+    static let liveLink = LiveLinkView(
+        id: 3, run: "0f8fad5b-d9cb-469f-a165-70867728950e", url: "https://store.example.org/live/0123abcd",
+        createdAt: "2026-11-28T09:01:00Z", expiresAt: "2026-11-28T13:01:00Z")
 
     static let notification = NotificationView(
         id: 42, kind: "kudos", at: "2026-11-28T09:00:00Z", read: false, text: "bob gave kudos to your run.",

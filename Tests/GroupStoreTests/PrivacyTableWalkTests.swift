@@ -72,6 +72,12 @@ struct PrivacyTableWalkTests {
             }
             let profilePhoto = try await client.call(.put, "/v1/me/photo?visibility=friends", token: ada, body: photo)
                 .decode(PhotoView.self).key
+            // ada is out live with the group's baton (her runs are seen by her groups).
+            #expect(try await client.call(.post, "/v1/groups/\(group)/baton/take", token: ada).status == .ok)
+            let live = try await client.call(
+                .post, "/v1/live/\(LiveTrackingTests.uuid)", token: ada,
+                send: LiveTrackingTests.update(stride(from: 0, through: 300, by: 15)))
+            #expect(live.status == .ok)
 
             let document = try #require(
                 try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any])
@@ -100,6 +106,7 @@ struct PrivacyTableWalkTests {
                             .replacingOccurrences(of: "{device}", with: "1")
                             .replacingOccurrences(of: "{code}", with: "zzzzzzzzzz")
                             .replacingOccurrences(of: "{token}", with: "zzzzzzzzzzzzzzzz")
+                            .replacingOccurrences(of: "{run}", with: LiveTrackingTests.uuid)
                         let page = !path.hasPrefix("/v1/")
                         let reply = try await client.call(
                             .get, path, token: page ? nil : token,
@@ -127,6 +134,18 @@ struct PrivacyTableWalkTests {
                         }
                     }
                 }
+                // ada's live run: her group-mate sees it, on the group's page too; nobody else
+                // does, by any route (the walk above asked each of them).
+                let holder = try await client.call(.get, "/v1/groups/\(group)/live", token: token)
+                #expect(
+                    (holder.status == .ok) == (viewer.kind == "a group-mate"), "ada's live run as \(viewer.kind)")
+                #expect(try await client.call(.get, "/v1/live/\(LiveTrackingTests.uuid)", token: token).status != .ok)
+                let groupPage = try await client.call(
+                    .get, "/groups/\(group)", headers: cookie.map { [.cookie: $0] } ?? [:])
+                // (The card, whether it says "out now" or, the walk being slow, "last seen".)
+                #expect(
+                    groupPage.text.contains(#"<section id="live""#) == (viewer.kind == "a group-mate"),
+                    "ada's live card as \(viewer.kind)")
                 // Every allowed level's words showed somewhere: the walk looked where they are.
                 for level in allowed {
                     #expect(seen.contains(Self.marker("RUN", level)), "\(viewer.kind) never saw the run at \(level)")

@@ -53,6 +53,12 @@ enum SitePath: Equatable {
     case reminderDelete
     /// The person's private calendar feed.
     case calendar(key: String)
+    /// The person's live run and its share links; a new link; revoking one.
+    case myLive
+    case liveLinks
+    case liveLinkRevoke(Int64)
+    /// A live run's share link (issue 35).
+    case live(token: String)
     case friends
     /// POST: one of the friends page's buttons, for the account `id`.
     case friendAction(Int64, FriendAction)
@@ -164,6 +170,10 @@ enum SitePath: Equatable {
         case .reminder: "/me/reminder"
         case .reminderDelete: "/me/reminder/delete"
         case .calendar(let key): "/me/calendar.ics" + Self.query("key", key)
+        case .myLive: "/me/live"
+        case .liveLinks: "/me/live/links"
+        case .liveLinkRevoke(let id): "/me/live/links/\(id)/revoke"
+        case .live(let token): "/live/" + token
         case .friends: "/friends"
         case .friendAction(let id, let action): "/friends/\(id)/\(action.rawValue)"
         case .defaultAudience: "/settings/visibility"

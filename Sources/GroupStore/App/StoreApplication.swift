@@ -119,6 +119,7 @@ public enum StoreApplication {
         GroupRoutes(services: services).register(router)
         BatonRoutes(services: services).register(router)
         EventRoutes(services: services).register(router)
+        LiveRoutes(services: services).register(router)
         NotificationRoutes(services: services).register(router)
         RunRoutes(services: services).register(router)
         RecordRoutes(services: services).register(router)

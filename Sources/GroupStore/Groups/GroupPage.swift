@@ -43,6 +43,15 @@ extension WebPages {
                     progress, listing, page, now: now, viewer: account.username, reader: Reader(account),
                     origin: services.origin(request), rotation: rotation)
                 model.events += "?after=\(seen)"
+                // The holder out live: their run so far, as the holder lets group-mates see it.
+                if model.held != nil,
+                    let run = try await repository.holderLiveRun(team: id, viewer: account.id, now: now),
+                    let sight = run.account == account.id ? LiveSight.runner : LiveSight.groupMate(run.audience)
+                {
+                    model.held?.live = LiveCard(
+                        run, try await repository.livePoints(run), sight: sight, units: Reader(account).units,
+                        now: now, refresh: SitePath.group(id).path)
+                }
                 return Self.render(model)
             } catch let error as StoreError where error.status == .notFound {
                 return Self.message("Not found", error.message, status: .notFound, account: account)
@@ -255,6 +264,8 @@ struct GroupPageModel: PageModel {
         var holder: String
         var since: TimeText
         var ago: String
+        /// The holder's run as it happens, when they are out live and let the viewer see it.
+        var live: LiveCard?
     }
 
     struct Place: Sendable, Equatable {

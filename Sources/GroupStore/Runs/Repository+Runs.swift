@@ -67,6 +67,8 @@ extension StoreRepository {
             return (stored, try await Self.counts(db, stored.id), try await Self.notCounted(db, stored), true)
         }
         if stored.created { await recordCounted(stored.0, stored.1, now: now) }
+        // Its live tracking, if it had any, ends with the upload (its share links with it).
+        await endLiveRun(account: account, uuid: run.uuid, now: now)
         return stored
     }
 

@@ -89,33 +89,19 @@ struct RunMap: Sendable, Equatable {
     init?(_ facts: RunFacts, units: Units, tiles source: MapTiles? = nil, withoutEnds: Bool = false) {
         guard let track = facts.track else { return nil }
         let world = track.positions.map { $0.map(WebMercator.project) }
-        let all = world.joined()
+        let all = Array(world.joined())
         guard let first = all.first, let last = world.last?.last else { return nil }
-        var (minX, maxX, minY, maxY) = (first.x, first.x, first.y, first.y)
-        for p in all {
-            (minX, maxX, minY, maxY) = (min(minX, p.x), max(maxX, p.x), min(minY, p.y), max(maxY, p.y))
+        let frame = MapFrame(all, latitude: track.firstLatitude)
+        let box = frame.box
+        viewBox = frame.viewBox
+        tiles = source.map {
+            Tiles(
+                $0, origin: (frame.originX, frame.originY), span: (frame.spanX, frame.height / frame.scale),
+                scale: frame.scale)
         }
-        // At least 200 m across, a margin of 6 %, and a shape between 2:1 and 1:1.25.
-        let metersPerUnit = WebMercator.metersPerUnit(
-            atLatitude: track.firstLatitude)
-        let least = 200 / max(metersPerUnit, 1)
-        var (spanX, spanY) = (max(maxX - minX, least), max(maxY - minY, least))
-        spanX = max(spanX, spanY / 1.25)
-        spanY = max(spanY, spanX / 2)
-        let (centerX, centerY) = ((minX + maxX) / 2, (minY + maxY) / 2)
-        spanX *= 1.12
-        spanY *= 1.12
-        let scale = Self.width / spanX
-        let height = (spanY * scale).rounded(.up)
-        let (originX, originY) = (centerX - spanX / 2, centerY - height / scale / 2)
-        func box(_ p: (x: Double, y: Double)) -> (x: String, y: String) {
-            (Self.number((p.x - originX) * scale), Self.number((p.y - originY) * scale))
-        }
-        viewBox = "0 0 \(Int(Self.width)) \(Int(height))"
-        tiles = source.map { Tiles($0, origin: (originX, originY), span: (spanX, height / scale), scale: scale) }
-        self.originX = String(format: "%.15g", originX)
-        self.originY = String(format: "%.15g", originY)
-        self.scale = String(format: "%.15g", scale)
+        originX = String(format: "%.15g", frame.originX)
+        originY = String(format: "%.15g", frame.originY)
+        scale = String(format: "%.15g", frame.scale)
         lines = world.map { segment in
             segment.map {
                 let b = box($0); return b.x + "," + b.y
@@ -155,6 +141,42 @@ struct RunMap: Sendable, Equatable {
         return sign + String(magnitude / 100)
             + (fraction == 0
                 ? "" : fraction % 10 == 0 ? ".\(fraction / 10)" : (fraction < 10 ? ".0\(fraction)" : ".\(fraction)"))
+    }
+}
+
+/// A box `RunMap.width` units wide around positions in Web-Mercator world units: at least 200 m
+/// across, a margin of 6 %, and a shape between 2:1 and 1:1.25 (a run's map and a live one).
+struct MapFrame {
+    let originX: Double
+    let originY: Double
+    let scale: Double
+    let spanX: Double
+    let height: Double
+
+    init(_ world: [(x: Double, y: Double)], latitude: Double) {
+        var (minX, maxX, minY, maxY) = (world[0].x, world[0].x, world[0].y, world[0].y)
+        for p in world {
+            (minX, maxX, minY, maxY) = (min(minX, p.x), max(maxX, p.x), min(minY, p.y), max(maxY, p.y))
+        }
+        let least = 200 / max(WebMercator.metersPerUnit(atLatitude: latitude), 1)
+        var (spanX, spanY) = (max(maxX - minX, least), max(maxY - minY, least))
+        spanX = max(spanX, spanY / 1.25)
+        spanY = max(spanY, spanX / 2)
+        let (centerX, centerY) = ((minX + maxX) / 2, (minY + maxY) / 2)
+        spanX *= 1.12
+        spanY *= 1.12
+        scale = RunMap.width / spanX
+        height = (spanY * scale).rounded(.up)
+        originX = centerX - spanX / 2
+        originY = centerY - height / scale / 2
+        self.spanX = spanX
+    }
+
+    var viewBox: String { "0 0 \(Int(RunMap.width)) \(Int(height))" }
+
+    /// A world position in the box's units, as the SVG writes them.
+    func box(_ p: (x: Double, y: Double)) -> (x: String, y: String) {
+        (RunMap.number((p.x - originX) * scale), RunMap.number((p.y - originY) * scale))
     }
 }
 

@@ -20,8 +20,8 @@ struct RunRoutes {
     ]
 
     /// A run's uuid as the pack makes them (RFC 9562 text form), lower-cased.
-    static func uuid(_ context: StoreContext) throws(StoreError) -> String {
-        let text = (context.parameters.get("uuid") ?? "").lowercased()
+    static func uuid(_ context: StoreContext, parameter: String = "uuid") throws(StoreError) -> String {
+        let text = (context.parameters.get(parameter) ?? "").lowercased()
         guard UUID(uuidString: text) != nil else {
             throw StoreError(
                 .unprocessableContent, "invalid_uuid",

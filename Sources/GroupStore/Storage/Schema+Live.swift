@@ -97,5 +97,46 @@ extension Schema {
                 );
                 CREATE INDEX reminder_due ON reminder (next_ns) WHERE next_ns IS NOT NULL
                 """),
+        // Runs as they happen (Live/LiveRuns.swift): a pack's live updates, by the run's UUID
+        // (the one its upload will carry), each point by its recorded second; positions in 10⁻⁷
+        // degrees, distances in millimetres, speeds in mm/s. `contact_ns` is the store's time of
+        // the latest update ("last seen"); `ended_ns` is set by the last update or the upload.
+        // A share link keeps only its token's SHA-256.
+        Migration(
+            version: 33, name: "live runs and their share links",
+            sql: """
+                CREATE TABLE live_run (
+                    id ID,
+                    account_id INT NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                    uuid TEXT NOT NULL,
+                    sport TEXT NOT NULL,
+                    started_ns INT NOT NULL,
+                    contact_ns INT NOT NULL,
+                    ended_ns INT,
+                    points INT NOT NULL DEFAULT 0,
+                    UNIQUE (account_id, uuid)
+                );
+                CREATE INDEX live_run_current ON live_run (account_id, contact_ns) WHERE ended_ns IS NULL;
+                CREATE TABLE live_point (
+                    live_run_id INT NOT NULL REFERENCES live_run (id) ON DELETE CASCADE,
+                    elapsed_s INT NOT NULL,
+                    at_ns INT NOT NULL,
+                    lat_e7 INT,
+                    lon_e7 INT,
+                    distance_mm INT NOT NULL,
+                    speed_mmps INT,
+                    heart_rate INT,
+                    PRIMARY KEY (live_run_id, elapsed_s)
+                );
+                CREATE TABLE live_link (
+                    id ID,
+                    live_run_id INT NOT NULL REFERENCES live_run (id) ON DELETE CASCADE,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    created_ns INT NOT NULL,
+                    expires_ns INT,
+                    revoked_ns INT
+                );
+                CREATE INDEX live_link_run ON live_link (live_run_id)
+                """),
     ]
 }

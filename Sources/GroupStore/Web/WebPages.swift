@@ -27,6 +27,7 @@ struct WebPages {
         registerNotificationPages(pages)
         registerMailPages(pages)
         registerReminderPages(pages)
+        registerLivePages(pages)
         registerSocialPages(pages)
         registerPeoplePages(pages)
         registerEntryPage(pages)

@@ -1,6 +1,6 @@
 // Handoff's one script, served by the store. The pages work without it; it only adds what a
 // browser can do that a form cannot: copy an invite link, offer the browser's time zone, save a
-// card as PNG, and follow a group as it happens.
+// card as PNG, follow a group as it happens, and keep a live run's card fresh.
 "use strict";
 document.querySelectorAll("button[data-copy]").forEach(function (button) {
   var field = document.getElementById(button.getAttribute("data-copy"));
@@ -104,4 +104,21 @@ document.querySelectorAll("[data-events]").forEach(function (box) {
       else window.location.reload();
     });
   });
+});
+// A live run's card (data-refresh: seconds) is fetched again from the page's own address and
+// swapped in place, so the track grows without the page moving; without the script the card's
+// link reloads the page. A card that is gone (the run ended, the link revoked) stays as it was.
+document.querySelectorAll("[data-refresh][id]").forEach(function (card) {
+  if (!window.fetch || !window.DOMParser) return;
+  var seconds = Math.max(5, parseInt(card.getAttribute("data-refresh"), 10) || 15);
+  setInterval(function () {
+    fetch(window.location.pathname, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
+        if (fresh) card.innerHTML = fresh.innerHTML;
+      })
+      .catch(function () {});
+  }, seconds * 1000);
 });
