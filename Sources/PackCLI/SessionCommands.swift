@@ -36,6 +36,10 @@ public struct Start: AsyncParsableCommand {
     var sport: RunSport?
     @Flag(help: "Start at once, without waiting for a GPS fix.")
     var now = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Send this run live to the store while the pack has a network (default: the pack's live.enabled).")
+    var live: Bool?
     @Option(help: "Wait at most this many seconds for a GPS fix (default: the pack's gps.start_wait_s).")
     var fixWait: Double?
     @OptionGroup var connection: ConnectionOptions
@@ -67,7 +71,7 @@ public struct Start: AsyncParsableCommand {
             }
         }
         let report = try client.call(
-            .start(solo: solo, sport: sport?.rawValue), CommandReport.self, json: output.json)
+            .start(solo: solo, sport: sport?.rawValue, live: live), CommandReport.self, json: output.json)
         if output.json { try Output.printJSON(report) } else { Output.print(report.message) }
     }
 

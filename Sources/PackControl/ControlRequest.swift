@@ -7,7 +7,7 @@
 public enum ControlRequest: Hashable, Sendable {
     case status
     /// `solo`: run without the baton; `sport`: run, bike or walk (the configured one if absent).
-    case start(solo: Bool? = nil, sport: String? = nil)
+    case start(solo: Bool? = nil, sport: String? = nil, live: Bool? = nil)
     /// `keep`: keep the run even when it is too short to be worth keeping. `units` (`km`, `mi`):
     /// the units of the message's distance; absent, the configured units.
     case stop(keep: Bool? = nil, units: String? = nil)
@@ -115,7 +115,7 @@ public struct UnknownControlCommand: Error, Hashable, Sendable {
 extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case command, run, limit, seconds, target, kind, sensor, classic, channel, pin, format, name, store, anywhere
-        case now, solo, keep, units, sport
+        case now, solo, keep, units, sport, live
         case localOnly = "local_only"
     }
 
@@ -127,7 +127,7 @@ extension ControlRequest: Codable {
         func bool(_ key: CodingKeys) throws -> Bool? { try c.decodeIfPresent(Bool.self, forKey: key) }
         switch name {
         case .status: self = .status
-        case .start: self = .start(solo: try bool(.solo), sport: try string(.sport))
+        case .start: self = .start(solo: try bool(.solo), sport: try string(.sport), live: try bool(.live))
         case .stop: self = .stop(keep: try bool(.keep), units: try string(.units))
         case .pause: self = .pause(units: try string(.units))
         case .resume: self = .resume(units: try string(.units))
@@ -167,9 +167,10 @@ extension ControlRequest: Codable {
         try c.encode(command, forKey: .command)
         switch self {
         case .status, .baton, .sensors, .linkStatus, .unlink, .syncStatus, .home, .doctor, .steps: break
-        case .start(let solo, let sport):
+        case .start(let solo, let sport, let live):
             try c.encodeIfPresent(solo, forKey: .solo)
             try c.encodeIfPresent(sport, forKey: .sport)
+            try c.encodeIfPresent(live, forKey: .live)
         case .stop(let keep, let units):
             try c.encodeIfPresent(keep, forKey: .keep)
             try c.encodeIfPresent(units, forKey: .units)

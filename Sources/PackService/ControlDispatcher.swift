@@ -42,10 +42,11 @@ enum ControlDispatcher {
             switch request {
             case .status:
                 return encode(ControlResponse(result: await engine.status()))
-            case .start(let solo, let sport):
+            case .start(let solo, let sport, let live):
                 return encode(
                     ControlResponse(
-                        result: try await start(solo: solo ?? false, sport: sport, engine: engine, sync: sync)))
+                        result: try await start(
+                            solo: solo ?? false, sport: sport, live: live, engine: engine, sync: sync)))
             case .baton:
                 let sync = try syncing(sync)
                 let status = await engine.status()
@@ -271,7 +272,7 @@ enum ControlDispatcher {
 
     /// `start`: the baton first (taken online, claimed offline, or solo), then the run.
     static func start(
-        solo: Bool, sport name: String?, engine: PackEngine, sync: SyncWorker?
+        solo: Bool, sport name: String?, live: Bool? = nil, engine: PackEngine, sync: SyncWorker?
     ) async throws
         -> CommandReport
     {
@@ -290,6 +291,18 @@ enum ControlDispatcher {
             await engine.noteBaton(run: run, group: mode.group, mode: mode.mode)
         }
         if let message = baton.message { report.message += " " + message }
+        if let live, idle {
+            let linked = await sync?.linkStatus().phase == .linked
+            if !(await engine.setLive(live)) || !linked {
+                if live {
+                    report.message +=
+                        " Live tracking is off: it needs sync (`[sync] enabled = true`) and a linked pack (`handoff link`)."
+                }
+            } else if live {
+                report.message +=
+                    " Live: the store shows this run as it happens, while the pack has a network (share it from the store's /me/live page)."
+            }
+        }
         return report
     }
 

@@ -20,6 +20,8 @@ public struct SyncSection: ConfigurationSection {
     public var group: Int64?
     /// `[privacy]`.
     public var privacy = PrivacySection()
+    /// `[live]`.
+    public var live = LiveSection()
 
     /// The home Wi-Fi keys of `[sync]`.
     public struct Home: Sendable {
@@ -75,6 +77,27 @@ public struct SyncSection: ConfigurationSection {
             throw .key("sync.retry_max_s", "must not be less than retry_min_s")
         }
     }
+}
+
+/// `[live]`: sending a run as it happens to the store (issue 35), whenever the pack has a network.
+public struct LiveSection: ConfigurationSection {
+    static let name = "live"
+    public var settings = LiveSettings()
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        self = decoder.currentSection()
+        var s = try SectionReader(decoder, section: Self.name)
+        if let v = try s.bool("enabled") { settings.enabled = v }
+        if let v = try s.number("interval_s", in: 5...300) {
+            guard v == v.rounded() else { throw s.error("interval_s", "must be whole seconds, 5 to 300") }
+            settings.intervalSeconds = Int(v)
+        }
+        try s.finish(self)
+    }
+
+    public func validate() throws(ConfigurationError) {}
 }
 
 /// `[privacy]`: circles whose points never leave the pack.

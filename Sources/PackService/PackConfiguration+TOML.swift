@@ -26,6 +26,7 @@ extension PackConfiguration {
         storage = try file.decode(storage)
         sync = try file.decode(sync)
         sync.privacy = try file.decode(sync.privacy)
+        sync.live = try file.decode(sync.live)
         control = try file.decode(control)
         recording = try file.decode(recording)
         gps = try file.decode(gps)

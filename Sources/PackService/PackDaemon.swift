@@ -55,9 +55,11 @@ public enum PackDaemon {
         if bluetooth { BluetoothSetup.prepare(configuration, logger: logger) }
         var sources = live ? liveSources(configuration, clock: clock) : []
         if bluetooth { sources += try BluetoothControl.pairedSources(database, configuration, clock: clock) }
+        // Live tracking's queue: only a pack that syncs has a store to send to.
+        let liveFeed = configuration.sync.enabled ? LiveFeed(settings: configuration.sync.live.settings) : nil
         let engine = PackEngine(
             database: database, configuration: configuration, mode: mode, sensors: sources.map(\.descriptor),
-            recoveredRuns: recovered.map(\.id.rawValue), logger: logger, clock: clock)
+            recoveredRuns: recovered.map(\.id.rawValue), logger: logger, clock: clock, live: liveFeed)
 
         if let capturePath = configuration.capture.file {
             var sensors: [SensorDescriptor] = sources.map(\.descriptor)
@@ -96,7 +98,12 @@ public enum PackDaemon {
                 Task { await worker.networkChanged(state) }
             }
             await engine.setRunFinishedHandler { worker.wakeup.poke() }
-            services.append(.init(service: SyncService(worker: worker, monitor: monitor)))
+            services.append(.init(service: SyncService(worker: worker, monitor: monitor, logger: logger)))
+            if let liveFeed {
+                let sender = LiveSender(
+                    feed: liveFeed, worker: worker, zones: configuration.sync.privacy.zones, logger: logger)
+                services.append(.init(service: LiveService(sender: sender, logger: logger)))
+            }
             sync = worker
         }
         if live && configuration.gpio.enabled {

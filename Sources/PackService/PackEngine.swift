@@ -4,6 +4,7 @@ import Logging
 import PackControl
 import PackSensors
 import PackStorage
+import PackSync
 import Recorder
 import SensorCodecs
 
@@ -27,6 +28,8 @@ public actor PackEngine {
         var units: Units
         /// `[recording] sport`: what a start that names none records.
         var sport: RunSport
+        /// Live tracking's queue (`[live]`), when the pack syncs: offered each recorded second.
+        var live: LiveFeed?
     }
 
     let database: PackDatabase
@@ -59,7 +62,7 @@ public actor PackEngine {
 
     init(
         database: PackDatabase, configuration: PackConfiguration, mode: Mode, sensors: [SensorDescriptor],
-        recoveredRuns: [Int64], logger: Logger, clock: PackClock = .system,
+        recoveredRuns: [Int64], logger: Logger, clock: PackClock = .system, live: LiveFeed? = nil,
         newUUID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
     ) {
         self.database = database
@@ -69,7 +72,7 @@ public actor PackEngine {
         self.recoveredRuns = recoveredRuns
         settings = Settings(
             startWaitSeconds: configuration.gps.startWaitSeconds, units: configuration.display.units,
-            sport: configuration.recording.sport)
+            sport: configuration.recording.sport, live: live)
         recording = RecordingSession(
             recorder: configuration.recorder, sensors: sensors,
             discardShorterThanSeconds: configuration.recording.discardShorterThanSeconds, newUUID: newUUID)
@@ -260,16 +263,20 @@ public actor PackEngine {
                     run, sensors: recording.sensors.values.sorted { $0.id < $1.id },
                     source: telemetry.replay.map { "replay:" + $0.file } ?? "live")
                 telemetry.runStarted()
+                settings.live?.begin(LiveFeed.Run(uuid: run.uuid, startWall: run.startWall, sport: run.sport))
                 let name = journal.row(of: run.uuid).map { "\($0)" } ?? "(not yet in the journal)"
                 logger.info("Run \(name) started", metadata: ["session.id": "\(name)", "session.uuid": "\(run.uuid)"])
             case .record(let entry, let run):
                 journal.record(entry, run: run)
                 if case .point(let point) = entry {
+                    // Never waits: a lock and a comparison (the sender does the rest, elsewhere).
+                    settings.live?.offer(point, run: run)
                     logger.trace("recorded point \(point.elapsedSeconds)", metadata: metadata(run))
                 }
             case .pointBoundary(let boundary):
                 telemetry.latestPointBoundary = boundary
             case .clockCorrected(let run, let first):
+                settings.live?.correctStart(run.startWall, run: run.uuid)
                 let metadata = metadata(run.uuid).merging(["start": "\(CivilTime(run.startWall).iso8601())"]) { a, _ in
                     a
                 }
@@ -281,10 +288,12 @@ public actor PackEngine {
                     logger.debug("A prompter GPS fix refined the run's start", metadata: metadata)
                 }
             case .finished(let run, let summary):
+                settings.live?.end(run: run.uuid)
                 logger.info(
                     "Run \(name(run.uuid)) finished: \(Format.distance(summary.statistics.distanceMeters, units)) in \(Format.duration(summary.elapsedSeconds))",
                     metadata: metadata(run.uuid))
             case .discard(let run, let summary):
+                settings.live?.end(run: run.uuid)
                 let name = name(run.uuid)
                 let (id, baton) = journal.discard(run.uuid)
                 discarded = (id?.rawValue, summary.elapsedSeconds, baton)

@@ -126,18 +126,78 @@ struct ReplayService: Service {
 struct SyncService: Service {
     let worker: SyncWorker
     let monitor: NetworkMonitor
+    let logger: Logger
 
     func run() async throws {
         monitor.start()
         let running = Task { await worker.run() }
+        let (stopRequested, stop) = AsyncStream<Void>.makeStream()
         // The worker may be asleep on its wake-up (which cancellation alone does not end) or in an
-        // upload (which it does): both are ended.
+        // upload (which it does): both are ended, and waited for 5 s at most.
         await withGracefulShutdownHandler {
-            await running.value
+            await awaitStop(running, stopRequested: stopRequested, grace: .seconds(5), logger: logger, what: "Sync")
         } onGracefulShutdown: {
             running.cancel()
             Task { await worker.stop() }
+            stop.finish()
         }
         monitor.stop()
+    }
+}
+
+/// Waits for `task` to end; once `stopRequested` ends, for `grace` more at most. Foundation's
+/// URLSession on Linux was seen to leave a request's `data(for:)` waiting for ever when its task
+/// was cancelled: a pack told to stop during a request then never stopped, and the engine's
+/// shutdown (the journal's checkpoint) never ran. Such a task is left behind; the process is
+/// about to exit.
+func awaitStop(
+    _ task: Task<Void, Never>, stopRequested: AsyncStream<Void>, grace: Duration, logger: Logger, what: String
+) async {
+    let first = FirstResume()
+    let finished: Bool = await withCheckedContinuation { continuation in
+        first.set(continuation)
+        Task {
+            await task.value
+            first.resume(true)
+        }
+        Task {
+            for await _ in stopRequested {}
+            try? await Task.sleep(for: grace)
+            first.resume(false)
+        }
+    }
+    if !finished { logger.warning("\(what) did not stop within \(grace) of being asked; handoffd stops without it") }
+}
+
+/// A continuation resumed once, by whichever racer comes first.
+private final class FirstResume: Sendable {
+    private let pending = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<Bool, Never>) { pending.withLock { $0 = continuation } }
+
+    func resume(_ value: Bool) {
+        pending.withLock { pending -> CheckedContinuation<Bool, Never>? in
+            defer { pending = nil }
+            return pending
+        }?.resume(returning: value)
+    }
+}
+
+/// Sends live runs to the store (`LiveSender`) beside the recording, never in its way.
+struct LiveService: Service {
+    let sender: LiveSender
+    let logger: Logger
+
+    func run() async throws {
+        let running = Task { await sender.run() }
+        let (stopRequested, stop) = AsyncStream<Void>.makeStream()
+        // An update on its way is let finish (its time-out is 10 s), waited for 2 s at most.
+        await withGracefulShutdownHandler {
+            await awaitStop(
+                running, stopRequested: stopRequested, grace: .seconds(2), logger: logger, what: "Live tracking")
+        } onGracefulShutdown: {
+            Task { await sender.stop() }
+            stop.finish()
+        }
     }
 }

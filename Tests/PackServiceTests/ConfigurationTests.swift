@@ -131,6 +131,10 @@ struct ConfigurationTests {
             ("[sync]\ndevice_name = \"\"", "sync.device_name must be 1 to 64 characters"),
             ("[sync]\ngroup = 1.5", "sync.group must be a group's id, a whole number"),
             ("[sync]\nbaton_timeout_s = 0", "sync.baton_timeout_s is 0.0; it must be between 1.0 and 60.0"),
+            ("[live]\ninterval_s = 2", "live.interval_s is 2.0; it must be between 5.0 and 300.0"),
+            ("[live]\ninterval_s = 7.5", "live.interval_s must be whole seconds, 5 to 300"),
+            ("[live]\nenabled = \"yes\"", "live.enabled must be"),
+            ("[live]\nevery_s = 15", "unknown key live.every_s (known: enabled, interval_s)"),
             ("[sync]\nhome_ssids = [\"a\", 1]", "sync.home_ssids must be a list of strings"),
             ("[storage]\nprune_raw_after_days = -1", "storage.prune_raw_after_days is -1.0; it must be between"),
             ("[privacy]\nzones = 3", "privacy.zones must be a list of tables"),
@@ -147,7 +151,7 @@ struct ConfigurationTests {
             ),
             (
                 "[gpss]\nsource = \"none\"",
-                "unknown section [gpss] (known: bluetooth, capture, control, display, gpio, gps, log, pedometer, privacy, recording, replay, storage, sync)"
+                "unknown section [gpss] (known: bluetooth, capture, control, display, gpio, gps, live, log, pedometer, privacy, recording, replay, storage, sync)"
             ),
             (
                 "[recording]\nsystem_clock = \"ntp\"",
@@ -209,6 +213,15 @@ struct ConfigurationTests {
             c.storage.pruneRawAfterDays == defaults.storage.pruneRawAfterDays
                 && c.replay.startNow == defaults.replay.startNow)
         #expect(c.display.units == defaults.display.units)
+        #expect(c.sync.live.settings == defaults.sync.live.settings)
+    }
+
+    @Test("[live] is read: on for every run, every 30 s")
+    func live() throws {
+        var c = PackConfiguration()
+        #expect(!c.sync.live.settings.enabled && c.sync.live.settings.intervalSeconds == 15)
+        try c.apply(toml: "[live]\nenabled = true\ninterval_s = 30", path: "handoff.toml")
+        #expect(c.sync.live.settings.enabled && c.sync.live.settings.intervalSeconds == 30)
     }
 
     @Test("Sync and privacy settings are read, and mistakes name the key")

@@ -12,6 +12,7 @@ struct ControlRequestTests {
         (#"{"command":"start","solo":false}"#, .start(solo: false)),
         (#"{"command":"start"}"#, .start()),
         (#"{"command":"start","solo":true,"sport":"bike"}"#, .start(solo: true, sport: "bike")),
+        (#"{"command":"start","live":true}"#, .start(live: true)),
         (#"{"command":"pause"}"#, .pause()),
         (#"{"command":"pause","units":"mi"}"#, .pause(units: "mi")),
         (#"{"command":"resume","units":"km"}"#, .resume(units: "km")),

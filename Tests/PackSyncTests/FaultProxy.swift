@@ -24,6 +24,7 @@ final class FaultProxy: @unchecked Sendable {
     private let listener: Int32
     private let faultsOn = Atomic<Bool>(true)
     private let holdResponses = Atomic<Bool>(false)
+    private let down = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let random: Mutex<SeededRandom>
     /// What happened to each request, by fault.
@@ -70,6 +71,8 @@ final class FaultProxy: @unchecked Sendable {
 
     func setFaults(_ on: Bool) { faultsOn.store(on, ordering: .releasing) }
     func setHold(_ on: Bool) { holdResponses.store(on, ordering: .releasing) }
+    /// Down, the store is unreachable: every connection is closed as it comes, unanswered.
+    func setDown(_ on: Bool) { down.store(on, ordering: .releasing) }
     func stop() {
         if !stopped.exchange(true, ordering: .acquiringAndReleasing) { shutdown(listener, Int32(SHUT_RDWR)) }
     }
@@ -89,6 +92,11 @@ final class FaultProxy: @unchecked Sendable {
             if client < 0 {
                 if errno == EINTR { continue }
                 break
+            }
+            if down.load(ordering: .acquiring) {
+                reset(client)
+                close(client)
+                continue
             }
             Thread.detachNewThread { [self] in handle(client) }
         }
