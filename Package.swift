@@ -61,6 +61,8 @@ let package = Package(
         // I/O adapters.
         // System plumbing: system calls retrying EINTR, Unix sockets, backoff, stop flags.
         .target(name: "CPackSystem"),
+        // Live tracking's one kept-alive HTTP connection: libcurl's easy interface (issue 35).
+        .target(name: "CLiveHTTP", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "PackSystem", dependencies: ["CPackSystem"]),
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(name: "BlueZ", dependencies: ["CBlueZ", "GATT", "SensorCodecs", "PackSystem"]),
@@ -84,6 +86,7 @@ let package = Package(
             name: "PackSync",
             dependencies: [
                 "HandoffModel", "HandoffAPI", "ActivityFormats", "PackStorage", "CPackSystem", "PackSystem",
+                "CLiveHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -101,8 +101,9 @@ public enum PackDaemon {
             services.append(.init(service: SyncService(worker: worker, monitor: monitor, logger: logger)))
             if let liveFeed {
                 let sender = LiveSender(
-                    feed: liveFeed, worker: worker, zones: configuration.sync.privacy.zones, logger: logger)
-                services.append(.init(service: LiveService(sender: sender, logger: logger)))
+                    feed: liveFeed, linkPath: configuration.resolvedLinkPath, zones: configuration.sync.privacy.zones,
+                    logger: logger)
+                services.append(.init(service: LiveService(sender: sender)))
             }
             sync = worker
         }

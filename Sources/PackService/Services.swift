@@ -183,21 +183,14 @@ private final class FirstResume: Sendable {
     }
 }
 
-/// Sends live runs to the store (`LiveSender`) beside the recording, never in its way.
+/// Sends live runs to the store (`LiveSender`, on a thread of its own) beside the recording,
+/// never in its way.
 struct LiveService: Service {
     let sender: LiveSender
-    let logger: Logger
 
     func run() async throws {
-        let running = Task { await sender.run() }
-        let (stopRequested, stop) = AsyncStream<Void>.makeStream()
-        // An update on its way is let finish (its time-out is 10 s), waited for 2 s at most.
-        await withGracefulShutdownHandler {
-            await awaitStop(
-                running, stopRequested: stopRequested, grace: .seconds(2), logger: logger, what: "Live tracking")
-        } onGracefulShutdown: {
-            Task { await sender.stop() }
-            stop.finish()
-        }
+        sender.start()
+        try? await gracefulShutdown()
+        sender.stop()
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import HandoffModel
 import Synchronization
 
@@ -58,7 +59,8 @@ public final class LiveFeed: Sendable {
     }
 
     public let settings: LiveSettings
-    public let wakeup = Wakeup()
+    /// Signalled when something is queued (and by the sender's stop).
+    let ready = DispatchSemaphore(value: 0)
     private let state = Mutex(State())
 
     public init(settings: LiveSettings) {
@@ -101,7 +103,7 @@ public final class LiveFeed: Sendable {
             state.queue.append(point)
             return true
         }
-        if queued { wakeup.poke() }
+        if queued { ready.signal() }
     }
 
     /// The run's start moved (GPS time corrected the pack's clock).
@@ -125,7 +127,7 @@ public final class LiveFeed: Sendable {
             state.ended.append(Batch(run: run, points: state.queue, ended: true))
             return true
         }
-        if told { wakeup.poke() }
+        if told { ready.signal() }
     }
 
     /// Takes what is to be sent: an ended run's last batch first, else the live run's queue.

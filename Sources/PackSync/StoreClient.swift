@@ -252,16 +252,6 @@ public struct StoreClient: Sendable {
         guard reply.status == 200 else { throw reply.failure(store: base, context: "sending the steps outside runs") }
     }
 
-    /// `POST /v1/live/{uuid}`: a live run's latest points (best effort: the caller drops them
-    /// when this fails). Returns how many points of the run the store now has.
-    public func sendLive(uuid: String, update: LiveUpdate) async throws(SyncFailure) -> Int {
-        let reply = try await send("POST", "/v1/live/\(uuid)", json: update)
-        guard reply.status == 200, let accepted = reply.decode(LiveAccepted.self) else {
-            throw reply.failure(store: base, context: "sending the live position")
-        }
-        return accepted.points
-    }
-
     // MARK: Transport
 
     struct Reply: Sendable {

@@ -1,3 +1,4 @@
+import Foundation
 import HandoffAPI
 import HandoffModel
 import Testing
@@ -73,13 +74,21 @@ struct LiveFeedTests {
     }
 
     @Test("An update carries each point at its time on the run's clock; inside a privacy zone without its position")
-    func update() {
+    func update() throws {
         let home = PrivacyZone(name: "home", latitude: 48.2, longitude: 16.37, radiusMeters: 250)
         let batch = LiveFeed.Batch(
             run: Self.run,
             points: [Self.point(0), Self.point(15, lat: 48.21), Self.point(30, lat: nil, lon: nil)], ended: false)
-        let update = LiveSender.update(batch, zones: [home])
+        // The hand-written JSON, read back by Foundation's decoder as the store's `LiveUpdate`.
+        let body = LiveSender.body(batch, zones: [home])
+        let update = try JSONDecoder().decode(LiveUpdate.self, from: Data(body.utf8))
+        #expect(
+            body.hasPrefix(#"{"sport":"run","started_at":"2026-11-18T11:06:40Z","points":[{"elapsed_s":0,"#), "\(body)")
         #expect(update.startedAt == "2026-11-18T11:06:40Z" && update.sport == "run" && update.ended == nil)
+        var ended = batch
+        ended.ended = true
+        #expect(
+            try JSONDecoder().decode(LiveUpdate.self, from: Data(LiveSender.body(ended, zones: []).utf8)).ended == true)
         #expect(update.points.map(\.at) == ["2026-11-18T11:06:40Z", "2026-11-18T11:06:55Z", "2026-11-18T11:07:10Z"])
         #expect(update.points[0].lat == nil && update.points[0].lon == nil && update.points[0].distanceM == 0)
         #expect(update.points[1].lat == 48.21 && update.points[1].lon == 16.37 && update.points[1].heartRate == 150)
