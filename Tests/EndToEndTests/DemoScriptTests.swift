@@ -166,7 +166,7 @@ struct DemoScriptTests {
         let setup = Fixtures.repositoryRoot.appendingPathComponent("scripts/setup")
         let plain = try runProcess(setup, ["--list"])
         #expect(plain.status == 0)
-        #expect(plain.stdout == "apt libsqlite3-dev\napt libbluetooth-dev\napt libcurl4\n")
+        #expect(plain.stdout == "apt libsqlite3-dev\napt libbluetooth-dev\napt libcurl4\napt libcurl4-openssl-dev\n")
         let test = try runProcess(setup, ["--list", "--test"])
         for tool in ["qemu-system-x86", "chromium", "debootstrap", "shellcheck", "postgresql", "gpsd"] {
             #expect(test.stdout.contains("apt \(tool)\n"), "\(tool) is a test tool")
